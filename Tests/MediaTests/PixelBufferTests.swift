@@ -1,0 +1,96 @@
+import Media
+import Testing
+
+@Suite("PixelBuffer and pools")
+struct PixelBufferTests {
+    @Test("plane geometry follows V4L2 layouts, odd sizes rounding chroma up")
+    func geometry() throws {
+        let i420 = try PixelBuffer(format: .i420, width: 33, height: 17)
+        #expect(i420.planes.map(\.rowBytes) == [33, 17, 17])
+        #expect(i420.planes.map(\.rows) == [17, 9, 9])
+        let nv12 = try PixelBuffer(format: .nv12, width: 33, height: 17)
+        #expect(nv12.planes.map(\.rowBytes) == [33, 34])
+        let yuyv = try PixelBuffer(format: .yuyv, width: 33, height: 2)
+        #expect(yuyv.planes[0].rowBytes == 68)
+        let aligned = try PixelBuffer(format: .bgra, width: 33, height: 2, rowAlignment: 64)
+        #expect(aligned.planes[0].bytesPerRow == 192)
+        #expect(Int(bitPattern: aligned.baseAddress) % PixelBuffer.alignment == 0)
+    }
+
+    @Test("zero and oversized dimensions are refused with a typed error")
+    func badDimensions() {
+        #expect(throws: MediaError.self) { try PixelBuffer(format: .bgra, width: 0, height: 10) }
+        #expect(throws: MediaError.self) { try PixelBuffer(format: .i420, width: 10, height: -2) }
+        #expect(throws: MediaError.self) { try PixelBuffer(format: .bgra, width: 100_000, height: 100_000) }
+        #expect(throws: MediaError.self) { try PixelBuffer(format: .bgra, width: 4, height: 4, rowAlignment: 3) }
+    }
+
+    @Test("strides smaller than a row and short buffers are refused")
+    func badStrides() throws {
+        let bytes = [UInt8](repeating: 0, count: 100)
+        do {
+            _ = try PixelBuffer(format: .bgra, width: 10, height: 2, bytes: bytes, bytesPerRow: [39])
+            Issue.record("accepted a short stride")
+        } catch {
+            #expect(error == .strideTooSmall(plane: 0, bytesPerRow: 39, minimum: 40))
+            #expect(error.description.contains("smaller than one row"))
+        }
+        do {
+            _ = try PixelBuffer(format: .bgra, width: 10, height: 3, bytes: bytes)
+            Issue.record("accepted a short buffer")
+        } catch {
+            #expect(error == .bufferTooShort(needed: 120, actual: 100))
+        }
+        #expect(throws: MediaError.self) { try PixelBuffer(format: .i420, width: 8, height: 8, bytes: bytes, bytesPerRow: [8, 4]) }
+        // A padded stride is fine, and the last row needs no padding.
+        let padded = try PixelBuffer(format: .grey, width: 10, height: 3, bytes: [UInt8](0..<32), bytesPerRow: [11])
+        #expect(padded.packedBytes() == [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31])
+    }
+
+    @Test("wrapping external memory calls the release closure once")
+    func wrapping() throws {
+        final class Flag: @unchecked Sendable { var released = 0 }
+        let flag = Flag()
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 16)
+        do {
+            let buffer = try PixelBuffer(wrapping: memory, format: .grey, width: 8, height: 8) { pointer in
+                flag.released += 1
+                pointer.deallocate()
+            }
+            #expect(buffer.baseAddress == memory.baseAddress)
+        }
+        #expect(flag.released == 1)
+        let small = UnsafeMutableRawBufferPointer.allocate(byteCount: 10, alignment: 16)
+        defer { small.deallocate() }
+        #expect(throws: MediaError.self) { try PixelBuffer(wrapping: small, format: .grey, width: 8, height: 8) { _ in } }
+    }
+
+    @Test("a pool recycles released buffers and never grows past its maximum")
+    func pool() throws {
+        let pool = try PixelBufferPool(format: .nv12, width: 64, height: 48, maximumCount: 3, preallocate: 2)
+        #expect(pool.allocatedCount == 2)
+        var held: [PixelBuffer] = []
+        for _ in 0..<3 { held.append(try #require(pool.makeBuffer())) }
+        #expect(pool.allocatedCount == 3)
+        #expect(pool.inUseCount == 3)
+        #expect(pool.makeBuffer() == nil)
+        #expect(throws: MediaError.poolExhausted(capacity: 3)) { try pool.dequeueBuffer() }
+        let first = ObjectIdentifier(held[0])
+        held.removeFirst()
+        let again = try #require(pool.makeBuffer())
+        #expect(ObjectIdentifier(again) == first)
+        // Steady state: taking and dropping buffers many times allocates nothing new.
+        held.removeAll()
+        for _ in 0..<1000 { _ = pool.makeBuffer() }
+        #expect(pool.allocatedCount == 3)
+    }
+
+    @Test("fourCC codes match V4L2")
+    func fourCC() {
+        #expect(PixelFormat.yuyv.fourCC == 0x5659_5559)
+        #expect(PixelFormat(fourCC: 0x4750_4A4D) == .mjpeg)
+        #expect(PixelFormat(fourCC: 0x3231_5659) == .yv12)
+        #expect(PixelFormat(fourCC: 0x1234_5678) == nil)
+        for format in PixelFormat.allCases { #expect(PixelFormat(fourCC: format.fourCC) == format) }
+    }
+}
