@@ -21,6 +21,8 @@ public enum MediaError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidMetadata(String)
     /// A pool has no free buffer left; the frame should be dropped, not waited for.
     case poolExhausted(capacity: Int)
+    /// A file could not be read or written.
+    case io(path: String, reason: String)
 
     /// A one-line explanation for people.
     public var description: String {
@@ -45,6 +47,8 @@ public enum MediaError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Invalid EXIF metadata: \(reason)."
         case let .poolExhausted(capacity):
             return "All \(capacity) buffers of the pool are in use; drop this frame or release buffers sooner."
+        case let .io(path, reason):
+            return "Cannot access \(path): \(reason)."
         }
     }
 }
@@ -72,5 +76,12 @@ extension Array where Element == UInt8 {
     func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(MediaError) -> R) throws(MediaError) -> R {
         let result: Result<R, MediaError> = withUnsafeBytes { bytes in Result { () throws(MediaError) in try body(bytes) } }
         return try result.get()
+    }
+}
+
+extension Array where Element == CChar {
+    /// The NUL-terminated C string held in this buffer (an error message filled by a C shim).
+    var nulTerminatedString: String {
+        String(decoding: prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

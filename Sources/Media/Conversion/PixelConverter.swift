@@ -6,8 +6,8 @@ import Synchronization
 /// Every raw format converts to every raw format. Common pairs go in one libyuv call
 /// (anything → BGRA, anything → I420/YV12, I420 → NV12/NV21/YUYV/UYVY/RGB); the rest go
 /// through one BGRA intermediate that the converter keeps and reuses, so a steady stream of
-/// frames allocates nothing. MJPEG sources decode with `JPEGDecoder`. YUV uses BT.601 limited
-/// range, as webcams do.
+/// frames allocates nothing. MJPEG sources decode with `JPEGDecoder`. YUV uses the BT.601 matrix
+/// in the range each buffer's `yuvRange` says (video range for cameras' raw YUV, full for JPEG's).
 public final class PixelConverter: Sendable {
     private let scratch = Mutex<PixelBuffer?>(nil)
     private let jpeg = JPEGDecoder()
@@ -51,17 +51,38 @@ public final class PixelConverter: Sendable {
     }
 
     /// Runs the single libyuv call for this pair, if there is one; false when there is none.
+    /// Sets `d.yuvRange` to the range it wrote: a YUV source's own, or `.video` from RGB unless
+    /// `d` asked for `.full` and libyuv has a full-range ("J") writer for its layout.
     static func direct(_ s: PixelBuffer, _ d: PixelBuffer) throws(MediaError) -> Bool {
         let w = Int32(s.width), h = Int32(s.height)
         func p(_ b: PixelBuffer, _ i: Int) -> UnsafeMutablePointer<UInt8> { b.baseAddress(ofPlane: i) }
         func st(_ b: PixelBuffer, _ i: Int) -> Int32 { b.bytesPerRow(ofPlane: i) }
+        let fullSource = s.format.isYUV && s.yuvRange == .full
+        let fullDestination = d.yuvRange == .full
         var result: Int32 = 0
+        var written: YUVRange = s.format.isYUV ? s.yuvRange : .video
         switch (s.format, d.format) {
         // Same layout: copy planes.
         case let (a, b) where a == b:
             for i in 0..<s.planes.count {
                 CopyPlane(p(s, i), st(s, i), p(d, i), st(d, i), Int32(s.planes[i].rowBytes), Int32(s.planes[i].rows))
             }
+        // Full-range YUV → BGRA, with libyuv's JPEG matrix.
+        case (.i420, .bgra) where fullSource, (.yv12, .bgra) where fullSource:
+            let (u, v) = s.format == .i420 ? (1, 2) : (2, 1)
+            result = withUnsafePointer(to: kYuvJPEGConstants) { I420ToARGBMatrix(p(s, 0), st(s, 0), p(s, u), st(s, u), p(s, v), st(s, v), p(d, 0), st(d, 0), $0, w, h) }
+        case (.i422, .bgra) where fullSource:
+            result = withUnsafePointer(to: kYuvJPEGConstants) { I422ToARGBMatrix(p(s, 0), st(s, 0), p(s, 1), st(s, 1), p(s, 2), st(s, 2), p(d, 0), st(d, 0), $0, w, h) }
+        case (.i444, .bgra) where fullSource:
+            result = withUnsafePointer(to: kYuvJPEGConstants) { I444ToARGBMatrix(p(s, 0), st(s, 0), p(s, 1), st(s, 1), p(s, 2), st(s, 2), p(d, 0), st(d, 0), $0, w, h) }
+        case (.nv12, .bgra) where fullSource:
+            result = withUnsafePointer(to: kYuvJPEGConstants) { NV12ToARGBMatrix(p(s, 0), st(s, 0), p(s, 1), st(s, 1), p(d, 0), st(d, 0), $0, w, h) }
+        case (.nv21, .bgra) where fullSource:
+            result = withUnsafePointer(to: kYuvJPEGConstants) { NV21ToARGBMatrix(p(s, 0), st(s, 0), p(s, 1), st(s, 1), p(d, 0), st(d, 0), $0, w, h) }
+        case (.yuyv, _) where fullSource, (.uyvy, _) where fullSource:
+            throw .unsupported("full-range packed 4:2:2 (\(s.format)); cameras send it in video range")
+        case (_, _) where fullSource && !d.format.isYUV && d.format != .bgra:
+            return false  // other RGB targets go through BGRA, which honours the range
         // Anything → BGRA.
         case (.rgba, .bgra): result = ABGRToARGB(p(s, 0), st(s, 0), p(d, 0), st(d, 0), w, h)
         case (.rgb24, .bgra): result = RAWToARGB(p(s, 0), st(s, 0), p(d, 0), st(d, 0), w, h)
@@ -75,6 +96,17 @@ public final class PixelConverter: Sendable {
         case (.yv12, .bgra): result = I420ToARGB(p(s, 0), st(s, 0), p(s, 2), st(s, 2), p(s, 1), st(s, 1), p(d, 0), st(d, 0), w, h)
         case (.i422, .bgra): result = I422ToARGB(p(s, 0), st(s, 0), p(s, 1), st(s, 1), p(s, 2), st(s, 2), p(d, 0), st(d, 0), w, h)
         case (.i444, .bgra): result = I444ToARGB(p(s, 0), st(s, 0), p(s, 1), st(s, 1), p(s, 2), st(s, 2), p(d, 0), st(d, 0), w, h)
+        // BGRA → full-range planar YUV where libyuv has a "J" writer.
+        case (.bgra, .i420) where fullDestination, (.bgra, .yv12) where fullDestination:
+            let (u, v) = d.format == .i420 ? (1, 2) : (2, 1)
+            result = ARGBToJ420(p(s, 0), st(s, 0), p(d, 0), st(d, 0), p(d, u), st(d, u), p(d, v), st(d, v), w, h)
+            written = .full
+        case (.bgra, .i422) where fullDestination:
+            result = ARGBToJ422(p(s, 0), st(s, 0), p(d, 0), st(d, 0), p(d, 1), st(d, 1), p(d, 2), st(d, 2), w, h)
+            written = .full
+        case (_, .i420) where fullDestination && !s.format.isYUV, (_, .yv12) where fullDestination && !s.format.isYUV,
+             (_, .i422) where fullDestination && !s.format.isYUV:
+            return false  // other RGB sources go through BGRA, which has the J writers
         // BGRA → anything.
         case (.bgra, .rgba): result = ARGBToABGR(p(s, 0), st(s, 0), p(d, 0), st(d, 0), w, h)
         case (.bgra, .rgb24): result = ARGBToRAW(p(s, 0), st(s, 0), p(d, 0), st(d, 0), w, h)
@@ -95,7 +127,7 @@ public final class PixelConverter: Sendable {
             case .rgba: result = ABGRToI420(p(s, 0), st(s, 0), dy, sy, du, su, dv, sv, w, h)
             case .rgb24: result = RAWToI420(p(s, 0), st(s, 0), dy, sy, du, su, dv, sv, w, h)
             case .bgr24: result = RGB24ToI420(p(s, 0), st(s, 0), dy, sy, du, su, dv, sv, w, h)
-            case .grey: return false  // grey is full range; go through BGRA to map it to limited-range Y
+            case .grey: return false  // grey is full range; go through BGRA to map it to video-range Y
             case .yuyv: result = YUY2ToI420(p(s, 0), st(s, 0), dy, sy, du, su, dv, sv, w, h)
             case .uyvy: result = UYVYToI420(p(s, 0), st(s, 0), dy, sy, du, su, dv, sv, w, h)
             case .nv12: result = NV12ToI420(p(s, 0), st(s, 0), p(s, 1), st(s, 1), dy, sy, du, su, dv, sv, w, h)
@@ -119,6 +151,7 @@ public final class PixelConverter: Sendable {
             return false
         }
         guard result == 0 else { throw .unsupported("libyuv refused \(s.format) → \(d.format) at \(s.width)×\(s.height) (code \(result))") }
+        if d.format.isYUV { d.yuvRange = written }
         return true
     }
 }

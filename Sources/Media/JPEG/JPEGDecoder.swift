@@ -23,7 +23,14 @@ public final class JPEGDecoder: Sendable {
 
     /// Reads the header: size and subsampling.
     public func info(_ data: UnsafeRawBufferPointer) throws(MediaError) -> JPEGInfo {
-        try state.withLock { state throws(MediaError) in try header(data, &state) }
+        try state.withLock { state throws(MediaError) in
+            do throws(MediaError) {
+                return try header(data, &state)
+            } catch {
+                state.handle = nil  // see decode(_:into:)
+                throw error
+            }
+        }
     }
 
     /// Reads the header of `data`.
@@ -55,14 +62,21 @@ public final class JPEGDecoder: Sendable {
     /// Decodes into `destination`, whose size picks the DCT scale: it must be the JPEG's size
     /// or one of its 1/2, 1/4, 1/8 scalings. Packed RGB formats and GREY decode directly; I420
     /// through libyuv; I422/I444 when the JPEG has that subsampling; other formats through BGRA.
+    /// Planar YUV comes out in JPEG's full range (`yuvRange == .full`); other YUV layouts in video range.
     public func decode(_ data: UnsafeRawBufferPointer, into destination: PixelBuffer) throws(MediaError) {
         try JPEGBytes.check(data)
         try state.withLock { state throws(MediaError) in
-            let info = try header(data, &state)
-            guard let scale = JPEGScale.allCases.first(where: { $0.scaled(info.width) == destination.width && $0.scaled(info.height) == destination.height }) else {
-                throw .mismatch("a \(info.width)×\(info.height) JPEG cannot decode to \(destination.width)×\(destination.height); sizes must be the full size, 1/2, 1/4 or 1/8")
+            do throws(MediaError) {
+                let info = try header(data, &state)
+                guard let scale = JPEGScale.allCases.first(where: { $0.scaled(info.width) == destination.width && $0.scaled(info.height) == destination.height }) else {
+                    throw .mismatch("a \(info.width)×\(info.height) JPEG cannot decode to \(destination.width)×\(destination.height); sizes must be the full size, 1/2, 1/4 or 1/8")
+                }
+                try decodeLocked(data, info: info, scale: scale, into: destination, &state)
+            } catch {
+                // libjpeg's state after an error is not worth trusting: start the next frame on a fresh handle.
+                state.handle = nil
+                throw error
             }
-            try decodeLocked(data, info: info, scale: scale, into: destination, &state)
         }
     }
 
@@ -114,6 +128,7 @@ public final class JPEGDecoder: Sendable {
                 }
             }
             guard result == 0 else { throw .corruptData(format: "JPEG", reason: state.handle!.lastError) }
+            d.yuvRange = .full
             return
         }
         if d.format == .i420 || d.format == .yv12, scale == .full {
@@ -122,6 +137,7 @@ public final class JPEGDecoder: Sendable {
                                     d.baseAddress(ofPlane: u), d.bytesPerRow(ofPlane: u), d.baseAddress(ofPlane: v), d.bytesPerRow(ofPlane: v),
                                     Int32(info.width), Int32(info.height), Int32(d.width), Int32(d.height))
             guard result == 0 else { throw .corruptData(format: "JPEG", reason: "libyuv could not decode the frame") }
+            d.yuvRange = .full
             return
         }
         // Anything else: decode to a reused BGRA buffer, then convert.

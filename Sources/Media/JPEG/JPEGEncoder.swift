@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// YUV frames encode straight from their planes (no RGB round trip): I420/YV12 as 4:2:0,
 /// I422 as 4:2:2, I444 as 4:4:4; NV12, NV21, YUYV and UYVY are first repacked to I420 in a
-/// reused buffer. Packed RGB and GREY encode with the subsampling asked for. The output buffer
+/// reused buffer, and video-range samples are rescaled to JPEG's full range on the way. Packed RGB and GREY encode with the subsampling asked for. The output buffer
 /// is kept and reused between calls. Safe from any thread; calls on one encoder are serialised.
 public final class JPEGEncoder: Sendable {
     private struct State: @unchecked Sendable {  // only touched under the mutex
@@ -44,16 +44,27 @@ public final class JPEGEncoder: Sendable {
                 state.handle = made
                 tj = made.handle
             }
+            // JPEG stores full-range Y'CbCr: video-range planes are rescaled (and non-planar
+            // layouts repacked to I420) into a reused buffer first.
             var source = buffer
             switch buffer.format {
-            case .nv12, .nv21, .yuyv, .uyvy:
-                if let cached = state.planar, cached.width == buffer.width, cached.height == buffer.height {
-                    source = cached
+            case .nv12, .nv21, .yuyv, .uyvy, .i420, .yv12, .i422, .i444:
+                let planar: PixelFormat = [.i422, .i444, .yv12].contains(buffer.format) ? buffer.format : .i420
+                if planar == buffer.format, buffer.yuvRange == .full { break }
+                let scratch: PixelBuffer
+                if let cached = state.planar, cached.format == planar, cached.width == buffer.width, cached.height == buffer.height {
+                    scratch = cached
                 } else {
-                    source = try PixelBuffer(format: .i420, width: buffer.width, height: buffer.height, rowAlignment: 64)
-                    state.planar = source
+                    scratch = try PixelBuffer(format: planar, width: buffer.width, height: buffer.height, rowAlignment: 64)
+                    state.planar = scratch
                 }
-                guard try PixelConverter.direct(buffer, source) else { throw .unsupported("JPEG encoding from \(buffer.format)") }
+                if planar == buffer.format {
+                    try YUVRangeConversion.expand(buffer, into: scratch)
+                } else {
+                    guard try PixelConverter.direct(buffer, scratch) else { throw .unsupported("JPEG encoding from \(buffer.format)") }
+                    if scratch.yuvRange == .video { try YUVRangeConversion.expand(scratch, into: scratch) }
+                }
+                source = scratch
             case .mjpeg:
                 throw .unsupported("re-encoding an MJPEG frame; its payload already is a JPEG")
             default:

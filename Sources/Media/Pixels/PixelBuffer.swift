@@ -38,6 +38,10 @@ public final class PixelBuffer: @unchecked Sendable {
         set { _payloadSize = min(max(newValue, 0), capacity) }
     }
     private var _payloadSize: Int
+    /// How the Y'CbCr samples of a YUV buffer map to levels (ignored for RGB and GREY).
+    /// Cameras' raw YUV is `.video`; JPEG's is `.full`. Converters read it from sources and
+    /// set it on destinations to what they wrote. Set it before sharing the buffer.
+    public var yuvRange: YUVRange = .video
     /// The start of the bytes.
     public let baseAddress: UnsafeMutableRawPointer
     private let release: (@Sendable (UnsafeMutableRawPointer) -> Void)?
@@ -188,17 +192,19 @@ public final class PixelBuffer: @unchecked Sendable {
     }
 
     /// Reads the pixel at (`x`, `y`) as B, G, R, A; for test and diagnostics, not for frame paths.
-    /// YUV formats are converted with BT.601 limited range.
+    /// YUV formats are converted with BT.601 in the buffer's `yuvRange`.
     public func bgraPixel(x: Int, y: Int) -> (b: UInt8, g: UInt8, r: UInt8, a: UInt8) {
         precondition(x >= 0 && x < width && y >= 0 && y < height, "pixel (\(x), \(y)) outside \(width)×\(height)")
         func byte(_ plane: Int, _ column: Int, _ row: Int) -> UInt8 {
             baseAddress(ofPlane: plane)[row * planes[plane].bytesPerRow + column]
         }
+        let full = yuvRange == .full
         func yuv(_ y: UInt8, _ u: UInt8, _ v: UInt8) -> (UInt8, UInt8, UInt8, UInt8) {
-            let c = (Double(y) - 16) * 1.164
-            let d = Double(u) - 128, e = Double(v) - 128
+            let c = full ? Double(y) : (Double(y) - 16) * 255 / 219
+            let k = full ? 1.0 : 255.0 / 224.0
+            let d = (Double(u) - 128) * k, e = (Double(v) - 128) * k
             func clamp(_ x: Double) -> UInt8 { UInt8(max(0, min(255, x.rounded()))) }
-            return (clamp(c + 2.018 * d), clamp(c - 0.391 * d - 0.813 * e), clamp(c + 1.596 * e), 255)
+            return (clamp(c + 1.772 * d), clamp(c - 0.344136 * d - 0.714136 * e), clamp(c + 1.402 * e), 255)
         }
         switch format {
         case .bgra: return (byte(0, x * 4, y), byte(0, x * 4 + 1, y), byte(0, x * 4 + 2, y), byte(0, x * 4 + 3, y))

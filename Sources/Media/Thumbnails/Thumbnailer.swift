@@ -1,0 +1,68 @@
+/// The freedesktop thumbnail sizes (the longest side in pixels).
+public enum ThumbnailSize: Int, Sendable, CaseIterable {
+    /// 128 px, `thumbnails/normal`.
+    case normal = 128
+    /// 256 px, `thumbnails/large`.
+    case large = 256
+    /// 512 px, `thumbnails/x-large`.
+    case xLarge = 512
+    /// 1024 px, `thumbnails/xx-large`.
+    case xxLarge = 1024
+
+    /// The cache folder name in the freedesktop thumbnail spec.
+    public var folderName: String {
+        switch self {
+        case .normal: "normal"
+        case .large: "large"
+        case .xLarge: "x-large"
+        case .xxLarge: "xx-large"
+        }
+    }
+}
+
+/// Makes small previews of still images quickly.
+///
+/// JPEGs decode with DCT scaling (1/2, 1/4, 1/8), so a 12 MP photo is never decoded at full size
+/// for a 256 px thumbnail; HEIF uses the file's embedded thumbnail when it is large enough; PNG
+/// decodes fully (it has no cheaper path). The result is box-filtered down to fit and is never
+/// enlarged.
+public struct Thumbnailer: Sendable {
+    private let decoder = JPEGDecoder()
+
+    /// Makes a thumbnailer (it keeps a JPEG decoder to reuse).
+    public init() {}
+
+    /// A BGRA thumbnail of the image in `data`, its longest side at most `longestSide`.
+    public func thumbnail(of data: [UInt8], longestSide: Int) throws(MediaError) -> PixelBuffer {
+        guard longestSide > 0 else { throw .invalidDimensions(width: longestSide, height: longestSide, reason: "a thumbnail needs a positive size") }
+        guard let kind = ImageKind(sniffing: data) else {
+            throw .corruptData(format: "image", reason: "not a JPEG, PNG or HEIF file")
+        }
+        let decoded: PixelBuffer
+        switch kind {
+        case .jpeg:
+            decoded = try data.withBytes { bytes throws(MediaError) in
+                let info = try decoder.info(bytes)
+                let scale = JPEGScale.smallest(forLongestSide: max(info.width, info.height), atLeast: longestSide)
+                return try decoder.decode(bytes, to: .bgra, scale: scale)
+            }
+        case .png:
+            decoded = try PNGCodec.decode(data, to: .bgra)
+        case .heif:
+            decoded = try HEIFCodec.decode(data, to: .bgra, preferThumbnailOf: longestSide)
+        }
+        let size = PixelTransform.fitting(width: decoded.width, height: decoded.height, longestSide: longestSide)
+        if size.width == decoded.width, size.height == decoded.height { return decoded }
+        return try PixelTransform.scaled(decoded, width: size.width, height: size.height, filter: .box)
+    }
+
+    /// A BGRA thumbnail of the image file at `path`.
+    public func thumbnail(ofFile path: String, longestSide: Int) throws(MediaError) -> PixelBuffer {
+        try thumbnail(of: FileBytes.read(path: path), longestSide: longestSide)
+    }
+
+    /// A thumbnail at one of the freedesktop sizes.
+    public func thumbnail(of data: [UInt8], size: ThumbnailSize) throws(MediaError) -> PixelBuffer {
+        try thumbnail(of: data, longestSide: size.rawValue)
+    }
+}

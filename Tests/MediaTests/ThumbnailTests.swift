@@ -1,0 +1,51 @@
+import Media
+import Testing
+
+@Suite("Thumbnails")
+struct ThumbnailTests {
+    let thumbnailer = Thumbnailer()
+
+    @Test("a 12 MP JPEG gives thumbnails at every freedesktop size, fitting and true to the picture", arguments: ThumbnailSize.allCases)
+    func jpegSizes(size: ThumbnailSize) throws {
+        let photo = try photoLikeImage(width: 4000, height: 3000)
+        let jpeg = try JPEGEncoder().encode(photo, quality: 90)
+        let thumbnail = try thumbnailer.thumbnail(of: jpeg, size: size)
+        #expect(thumbnail.width == size.rawValue)
+        #expect(thumbnail.height == size.rawValue * 3 / 4)
+        let reference = try PixelTransform.scaled(photo, width: thumbnail.width, height: thumbnail.height, filter: .box)
+        #expect(meanAbsoluteError(reference, thumbnail) < 6)
+    }
+
+    @Test("PNG and HEIF thumbnails; small images are not enlarged; portrait fits its height")
+    func otherFormats() throws {
+        let image = try photoLikeImage(width: 600, height: 800)
+        let png = try PNGCodec.encode(image)
+        let fromPNG = try thumbnailer.thumbnail(of: png, longestSide: 256)
+        #expect(fromPNG.width == 192 && fromPNG.height == 256)
+        let heif = try HEIFCodec.encode(image, quality: 60)
+        let fromHEIF = try thumbnailer.thumbnail(of: heif, longestSide: 128)
+        #expect(fromHEIF.width == 96 && fromHEIF.height == 128)
+        #expect(meanAbsoluteError(try PixelTransform.scaled(image, width: 96, height: 128, filter: .box), fromHEIF) < 8)
+        let tiny = try PNGCodec.encode(photoLikeImage(width: 50, height: 40))
+        let notEnlarged = try thumbnailer.thumbnail(of: tiny, longestSide: 256)
+        #expect(notEnlarged.width == 50 && notEnlarged.height == 40)
+    }
+
+    @Test("files: thumbnails from a path, and clear errors for directories, missing files and non-images")
+    func files() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.cleanup() }
+        let path = try folder.write(JPEGEncoder().encode(photoLikeImage(width: 640, height: 480)), to: "photo.jpg")
+        #expect(try thumbnailer.thumbnail(ofFile: path, longestSide: 128).width == 128)
+        #expect(throws: MediaError.self) { try thumbnailer.thumbnail(ofFile: folder.url.path, longestSide: 128) }
+        #expect(throws: MediaError.self) { try thumbnailer.thumbnail(ofFile: folder.path("missing.jpg"), longestSide: 128) }
+        let junk = try folder.write(randomBytes(1000, seed: 1), to: "junk.png")
+        do {
+            _ = try thumbnailer.thumbnail(ofFile: junk, longestSide: 128)
+            Issue.record("random bytes made a thumbnail")
+        } catch {
+            #expect(error.description.contains("not a JPEG, PNG or HEIF"))
+        }
+        #expect(throws: MediaError.self) { try thumbnailer.thumbnail(of: pngHeaderOnly(width: 100_000, height: 100_000), longestSide: 128) }
+    }
+}
