@@ -7,6 +7,7 @@ let package = Package(
     name: "Pinhole",
     products: [
         .library(name: "Media", targets: ["Media"]),
+        .library(name: "Capture", targets: ["Capture"]),
     ],
     targets: [
         // C libraries from Debian's -dev packages (installed by scripts/setup).
@@ -16,8 +17,12 @@ let package = Package(
         .systemLibrary(name: "CExif", path: "Sources/CExif", pkgConfig: "libexif"),
         // libpng reports errors with longjmp, which Swift cannot catch: a small C shim owns setjmp.
         .target(name: "CPNG", path: "Sources/CPNG", linkerSettings: [.linkedLibrary("png16")]),
+        // VIDIOC_* numbers are function-like macros and ioctl is variadic: a small C shim exposes both.
+        .target(name: "CV4L2", path: "Sources/CV4L2"),
 
         .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CHeif", "CExif", "CPNG"]),
+        .target(name: "Capture", dependencies: ["Media", "CV4L2"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "CYUV"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Media"]),
     ]
 )

@@ -1,0 +1,64 @@
+import Media
+
+/// Everything that can go wrong while finding, opening and streaming cameras. Each case prints
+/// one line for people: what happened and what to do about it.
+public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No camera is connected (and the caller did not accept the virtual test camera).
+    case noCamera
+    /// No camera has this ID or path.
+    case deviceNotFound(String)
+    /// The system refuses access to the camera; `hint` says how to get it.
+    case accessDenied(device: String, hint: String)
+    /// Policy forbids using the camera (for example a sandbox without the camera portal).
+    case restricted(device: String, reason: String)
+    /// Another program is using the camera.
+    case deviceBusy(device: String)
+    /// The camera was unplugged (or its driver went away).
+    case deviceDisconnected(device: String)
+    /// The camera cannot do what was asked (format, size, frame rate, control value).
+    case unsupported(String)
+    /// A setting was changed without `lockForConfiguration()`: a programming error.
+    case notLockedForConfiguration(device: String)
+    /// The session's inputs and outputs do not fit together.
+    case invalidConfiguration(String)
+    /// Streaming failed in the driver or the hardware.
+    case streamFailed(device: String, reason: String)
+    /// The camera sent nothing in time.
+    case timeout(device: String, seconds: Double)
+    /// Another system call failed.
+    case system(operation: String, code: Int32, message: String)
+    /// Image processing failed.
+    case media(MediaError)
+
+    /// A one-line explanation for people.
+    public var description: String {
+        switch self {
+        case .noCamera:
+            return "No camera found. Connect a camera, or use Pinhole's test camera (--device test)."
+        case let .deviceNotFound(id):
+            return "No camera '\(id)'. List cameras with `pinhole devices`."
+        case let .accessDenied(device, hint):
+            return "Camera access denied for \(device). \(hint)"
+        case let .restricted(device, reason):
+            return "Using \(device) is not allowed here: \(reason)."
+        case let .deviceBusy(device):
+            return "\(device) is in use by another program. Close the other camera app and try again."
+        case let .deviceDisconnected(device):
+            return "\(device) was disconnected. Plug the camera back in and try again."
+        case let .unsupported(what):
+            return "Not supported by this camera: \(what)."
+        case let .notLockedForConfiguration(device):
+            return "Programming error: \(device) was configured without lockForConfiguration()."
+        case let .invalidConfiguration(what):
+            return "Invalid capture configuration: \(what)."
+        case let .streamFailed(device, reason):
+            return "\(device) stopped streaming: \(reason). Unplug and replug the camera, then try again."
+        case let .timeout(device, seconds):
+            return "\(device) sent no picture for \(Int(seconds.rounded())) s. Check that the lens is not covered by a privacy switch, or replug the camera."
+        case let .system(operation, code, message):
+            return "\(operation) failed: \(message) (errno \(code))."
+        case let .media(error):
+            return error.description
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Media
+
+/// A frame as a driver hands it over: valid only during the callback that receives it.
+struct RawFrame {
+    /// The pixels (a driver's mmap'd buffer or a virtual camera's canvas), borrowed.
+    var buffer: PixelBuffer
+    /// Capture time on CLOCK_MONOTONIC, in nanoseconds.
+    var timestampNanoseconds: Int64
+    /// The driver's frame counter.
+    var sequence: UInt32
+}
+
+/// What waiting for a frame gave.
+enum FrameWait {
+    /// A frame was delivered to the callback.
+    case delivered
+    /// The driver marked the frame as damaged (or an MJPEG frame was truncated): skipped.
+    case corrupt
+    /// Nothing arrived within the timeout.
+    case timeout
+}
+
+/// A camera driver seen from a session: one open camera, configured and streamed by one owner
+/// (the session's streaming thread). libcamera-style explicit lifetime: `open` makes one,
+/// `close` (or deinit) releases the device and every buffer.
+protocol CameraBackend: AnyObject {
+    /// Sets the stream format; returns what the camera actually set.
+    func configure(_ request: StreamConfiguration) throws(CaptureError) -> StreamConfiguration
+    /// Allocates buffers and starts streaming.
+    func start() throws(CaptureError)
+    /// Stops streaming and frees buffers (idempotent, never fails: used on unplug too).
+    func stop()
+    /// Waits up to `timeout` seconds for the next frame and lends it to `body`.
+    func nextFrame(timeout: Double, _ body: (RawFrame) throws(CaptureError) -> Void) throws(CaptureError) -> FrameWait
+    /// Reads a control value.
+    func value(of control: ControlID) throws(CaptureError) -> Int64
+    /// Sets a control value.
+    func setValue(_ value: Int64, of control: ControlID) throws(CaptureError)
+}
+
+/// A stream's format: pixel layout, size and frame interval.
+public struct StreamConfiguration: Sendable, Hashable, CustomStringConvertible {
+    /// The camera's pixel format.
+    public var pixelFormat: PixelFormat
+    /// Width in pixels.
+    public var width: Int
+    /// Height in pixels.
+    public var height: Int
+    /// Time per frame.
+    public var frameInterval: FrameInterval
+
+    /// A configuration.
+    public init(pixelFormat: PixelFormat, width: Int, height: Int, frameInterval: FrameInterval) {
+        self.pixelFormat = pixelFormat
+        self.width = width
+        self.height = height
+        self.frameInterval = frameInterval
+    }
+
+    /// "YUYV 1920×1080 @ 30 fps".
+    public var description: String { "\(pixelFormat) \(width)×\(height) @ \(frameInterval)" }
+}

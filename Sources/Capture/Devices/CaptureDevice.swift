@@ -1,0 +1,286 @@
+import Glibc
+import Media
+import Synchronization
+
+/// A camera: a V4L2 node or Pinhole's virtual test camera, with AVFoundation's vocabulary.
+///
+/// Devices come from `DiscoverySession` or `CaptureDevice.default(for:position:)`. Their
+/// description (ID, name, position, formats, controls) is read once; `activeFormat` and control
+/// values change under `lockForConfiguration()`, and reach the camera when a session runs it.
+public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertible {
+    /// Where the camera looks.
+    public enum Position: String, Sendable, CaseIterable {
+        /// Towards the user (laptop webcams, phones' selfie cameras).
+        case front
+        /// Away from the user.
+        case back
+        /// A separate camera (USB webcam).
+        case external
+        /// Not known.
+        case unspecified
+    }
+
+    /// What kind of camera it is.
+    public enum DeviceType: String, Sendable, CaseIterable {
+        /// Part of the machine.
+        case builtIn
+        /// Plugged in.
+        case external
+        /// Pinhole's test camera.
+        case virtual
+    }
+
+    /// The media a device captures.
+    public enum MediaType: Sendable {
+        /// Pictures.
+        case video
+    }
+
+    /// Width and height in pixels.
+    public struct Dimensions: Sendable, Hashable, Comparable, CustomStringConvertible {
+        /// Width.
+        public var width: Int
+        /// Height.
+        public var height: Int
+        /// Dimensions of `width`×`height`.
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
+        /// Pixel count.
+        public var area: Int { width * height }
+        /// "1920×1080".
+        public var description: String { "\(width)×\(height)" }
+        /// Ordered by area, then width.
+        public static func < (a: Dimensions, b: Dimensions) -> Bool { (a.area, a.width) < (b.area, b.width) }
+    }
+
+    /// One way the camera can stream: pixel format, size and frame rates.
+    public struct Format: Sendable, Hashable, CustomStringConvertible {
+        /// The camera's pixel format.
+        public let pixelFormat: PixelFormat
+        /// Frame size.
+        public let dimensions: Dimensions
+        /// Frame intervals offered, shortest (fastest) first.
+        public let frameIntervals: [FrameInterval]
+        /// Photo sizes reachable from this format: its own size, and the camera's largest
+        /// (reached by switching formats for the still when `.quality` is asked for).
+        public let supportedMaxPhotoDimensions: [Dimensions]
+
+        /// The highest frame rate.
+        public var maxFrameRate: Double { frameIntervals.first?.framesPerSecond ?? 0 }
+
+        /// "YUYV 1920×1080 (30, 15 fps)".
+        public var description: String {
+            let rates = frameIntervals.map { interval -> String in
+                let fps = interval.framesPerSecond
+                return fps == fps.rounded() ? String(Int(fps)) : String((fps * 100).rounded() / 100)
+            }
+            return "\(pixelFormat) \(dimensions) (\(rates.joined(separator: ", ")) fps)"
+        }
+    }
+
+    /// What opens the camera.
+    enum Source: Sendable, Equatable {
+        /// A V4L2 node.
+        case v4l2(path: String)
+        /// The virtual test camera.
+        case virtual
+    }
+
+    /// Stable across replugging and reboots where the system gives one (/dev/v4l/by-id), else bus + card.
+    public let uniqueID: String
+    /// The camera's name, for people.
+    public let localizedName: String
+    /// Where it looks.
+    public let position: Position
+    /// What kind of camera.
+    public let deviceType: DeviceType
+    /// Every format, grouped by pixel format, sizes ascending.
+    public let formats: [Format]
+    /// Every control the camera offers.
+    public let controls: [DeviceControl]
+    /// The device node, for V4L2 cameras.
+    public var path: String? {
+        if case let .v4l2(path) = source { return path }
+        return nil
+    }
+    let source: Source
+
+    /// Mutable configuration, guarded.
+    struct State {
+        var locked = false
+        var activeFormat: Format?
+        var activeFrameInterval: FrameInterval?
+        var controlValues: [ControlID: Int64] = [:]
+        var backend: BackendReference?
+    }
+    let state = Mutex(State())
+
+    init(uniqueID: String, localizedName: String, position: Position, deviceType: DeviceType, formats: [Format],
+         controls: [DeviceControl], source: Source) {
+        self.uniqueID = uniqueID
+        self.localizedName = localizedName
+        self.position = position
+        self.deviceType = deviceType
+        self.formats = formats
+        self.controls = controls
+        self.source = source
+    }
+
+    /// The identifier (`uniqueID`).
+    public var id: String { uniqueID }
+
+    /// "Integrated Camera (/dev/video0)".
+    public var description: String { path.map { "\(localizedName) (\($0))" } ?? localizedName }
+
+    /// Whether the camera is still there.
+    public var isConnected: Bool {
+        switch source {
+        case let .v4l2(path): return access(path, F_OK) == 0
+        case .virtual: return !VirtualCamera.faults(for: uniqueID).unplugged
+        }
+    }
+
+    /// The largest size any format offers (the default photo size).
+    public var maxPhotoDimensions: Dimensions {
+        formats.map(\.dimensions).max() ?? Dimensions(width: 0, height: 0)
+    }
+
+    /// The format streams use: set explicitly, or the session preset's choice.
+    public var activeFormat: Format? {
+        state.withLock { $0.activeFormat }
+    }
+
+    /// The frame interval streams use (nil: the format's fastest).
+    public var activeFrameInterval: FrameInterval? {
+        state.withLock { $0.activeFrameInterval }
+    }
+
+    // MARK: - Configuration lock
+
+    /// Takes the configuration lock; settings may change until `unlockForConfiguration()`.
+    /// Throws when the camera is gone.
+    public func lockForConfiguration() throws(CaptureError) {
+        guard isConnected else { throw .deviceDisconnected(device: localizedName) }
+        state.withLock { $0.locked = true }
+    }
+
+    /// Gives the configuration lock back.
+    public func unlockForConfiguration() {
+        state.withLock { $0.locked = false }
+    }
+
+    /// Runs `change` if the lock is held, else reports the programming error.
+    private func whileLocked<R>(_ change: (inout State) throws(CaptureError) -> R) throws(CaptureError) -> R {
+        try state.withLock { state throws(CaptureError) -> R in
+            guard state.locked else { throw .notLockedForConfiguration(device: localizedName) }
+            return try change(&state)
+        }
+    }
+
+    /// Chooses the format (and optionally frame interval) streams will use (needs the lock).
+    public func setActiveFormat(_ format: Format, frameInterval: FrameInterval? = nil) throws(CaptureError) {
+        guard formats.contains(format) else { throw .unsupported("format \(format) on \(localizedName)") }
+        if let frameInterval, !format.frameIntervals.contains(frameInterval) {
+            throw .unsupported("\(frameInterval) at \(format.dimensions) on \(localizedName)")
+        }
+        try whileLocked { state throws(CaptureError) in
+            state.activeFormat = format
+            state.activeFrameInterval = frameInterval
+        }
+    }
+
+    // MARK: - Controls
+
+    /// The description of control `id`, if the camera has it.
+    public func control(_ id: ControlID) -> DeviceControl? { controls.first { $0.id == id } }
+
+    /// The control's current value (from the running camera, else the last value set, else its default).
+    public func value(of id: ControlID) throws(CaptureError) -> Int64 {
+        guard let description = control(id) else { throw .unsupported("control \(id) on \(localizedName)") }
+        let (backend, stored) = state.withLock { ($0.backend, $0.controlValues[id]) }
+        if let backend { return try backend.value(of: id) }
+        return stored ?? description.defaultValue
+    }
+
+    /// Sets a control (needs the lock). Applied now when streaming, else when a session starts.
+    public func setValue(_ value: Int64, of id: ControlID) throws(CaptureError) {
+        guard let description = control(id) else { throw .unsupported("control \(id) on \(localizedName)") }
+        guard !description.isReadOnly else { throw .unsupported("\(id) is read-only on \(localizedName)") }
+        guard (description.minimum...description.maximum).contains(value) else {
+            throw .unsupported("\(id) = \(value) on \(localizedName) (range \(description.minimum)…\(description.maximum))")
+        }
+        let backend = try whileLocked { state throws(CaptureError) -> BackendReference? in
+            state.controlValues[id] = value
+            return state.backend
+        }
+        try backend?.setValue(value, of: id)
+    }
+
+    /// Control values set while no stream ran, to apply at start.
+    var pendingControlValues: [ControlID: Int64] { state.withLock { $0.controlValues } }
+
+    /// Connects the running backend (or nil when it stops), so control changes reach the camera.
+    func attach(_ backend: BackendReference?) { state.withLock { $0.backend = backend } }
+
+    // MARK: - Focus, exposure, flash
+
+    /// Focus behaviour.
+    public enum FocusMode: Sendable {
+        /// Fixed at the current position.
+        case locked
+        /// Focus once, then hold.
+        case autoFocus
+        /// Keep refocusing.
+        case continuousAutoFocus
+    }
+
+    /// Whether the camera can focus in `mode`.
+    public func isFocusModeSupported(_ mode: FocusMode) -> Bool {
+        switch mode {
+        case .continuousAutoFocus: control(.continuousAutoFocus) != nil
+        case .autoFocus: control(.autoFocusStart) != nil || control(.continuousAutoFocus) != nil
+        case .locked: control(.focusPosition) != nil || control(.continuousAutoFocus) != nil
+        }
+    }
+
+    /// Sets the focus mode (needs the lock).
+    public func setFocusMode(_ mode: FocusMode) throws(CaptureError) {
+        guard isFocusModeSupported(mode) else { throw .unsupported("focus mode \(mode) on \(localizedName)") }
+        switch mode {
+        case .continuousAutoFocus: try setValue(1, of: .continuousAutoFocus)
+        case .locked: if control(.continuousAutoFocus) != nil { try setValue(0, of: .continuousAutoFocus) }
+        case .autoFocus:
+            if control(.continuousAutoFocus) != nil { try setValue(0, of: .continuousAutoFocus) }
+            if control(.autoFocusStart) != nil { try setValue(1, of: .autoFocusStart) }
+        }
+    }
+
+    /// Whether the camera has a flash LED it can fire (V4L2 flash controls).
+    public var hasFlash: Bool {
+        control(.flashLEDMode)?.menu.contains { $0.label.lowercased().contains("flash") } ?? false
+    }
+
+    /// Whether the camera has a torch (its flash LED held on).
+    public var hasTorch: Bool {
+        control(.flashLEDMode)?.menu.contains { $0.label.lowercased().contains("torch") } ?? false
+    }
+}
+
+/// A running backend, shared between a session's streaming thread and control calls.
+/// V4L2 control ioctls may come from any thread; the virtual camera guards its values.
+final class BackendReference: @unchecked Sendable {
+    private let backend: CameraBackend
+    private let lock = Mutex(())
+
+    init(_ backend: CameraBackend) { self.backend = backend }
+
+    func value(of id: ControlID) throws(CaptureError) -> Int64 {
+        try lock.withLock { _ throws(CaptureError) in try backend.value(of: id) }
+    }
+
+    func setValue(_ value: Int64, of id: ControlID) throws(CaptureError) {
+        try lock.withLock { _ throws(CaptureError) in try backend.setValue(value, of: id) }
+    }
+}

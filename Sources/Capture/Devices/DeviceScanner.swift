@@ -1,0 +1,147 @@
+import Glibc
+import Media
+
+/// Finds cameras: V4L2 capture nodes in /dev (one entry per camera, metadata and output nodes
+/// skipped) and the virtual test camera pair.
+enum DeviceScanner {
+    /// The folder holding device nodes (overridable for tests with PINHOLE_DEV_DIR).
+    static var devDirectory: String { environment("PINHOLE_DEV_DIR") ?? "/dev" }
+
+    /// Reads an environment variable.
+    static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// /dev/videoN paths, in numeric order.
+    static func videoNodes() -> [String] {
+        guard let directory = opendir(devDirectory) else { return [] }
+        defer { closedir(directory) }
+        var numbers: [Int] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix("video"), let number = Int(name.dropFirst(5)) { numbers.append(number) }
+        }
+        return numbers.sorted().map { "\(devDirectory)/video\($0)" }
+    }
+
+    /// Every camera: real ones first (in node order), then the virtual pair.
+    static func scan(includeVirtual: Bool = true) -> [CaptureDevice] {
+        var devices: [CaptureDevice] = []
+        var seen = Set<String>()
+        for path in videoNodes() {
+            guard let device = describe(path: path), seen.insert(device.uniqueID).inserted else { continue }
+            devices.append(device)
+        }
+        if includeVirtual { devices += virtualDevices() }
+        return devices
+    }
+
+    /// The virtual front and back test cameras.
+    static func virtualDevices() -> [CaptureDevice] {
+        let formats = groupedFormats(VirtualCameraBackend.formats().map { ($0.0, $0.1, $0.2, $0.3) })
+        return [(VirtualCamera.frontID, "Pinhole Test Camera (front)", CaptureDevice.Position.front),
+                (VirtualCamera.backID, "Pinhole Test Camera (back)", .back)].map { id, name, position in
+            CaptureDevice(uniqueID: id, localizedName: name, position: position, deviceType: .virtual, formats: formats,
+                          controls: VirtualCameraBackend.controls, source: .virtual)
+        }
+    }
+
+    /// Describes the node at `path`, or nil when it is not a streaming video-capture node.
+    /// A node we may not open is still listed (name from sysfs, no formats), so people learn why.
+    static func describe(path: String) -> CaptureDevice? {
+        let device: V4L2Device
+        do {
+            device = try V4L2Device(path: path)
+        } catch {
+            if case .accessDenied = error {
+                let node = String(path.split(separator: "/").last ?? "")
+                let name = (try? String(decoding: FileBytes.read(path: "/sys/class/video4linux/\(node)/name", limit: 4096), as: UTF8.self))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? node
+                return CaptureDevice(uniqueID: byIDName(for: path) ?? "v4l2:\(node)", localizedName: name, position: .unspecified,
+                                     deviceType: .external, formats: [], controls: [], source: .v4l2(path: path))
+            }
+            return nil
+        }
+        guard let caps = try? device.capabilities(), caps.isStreamingCapture else { return nil }
+        var raw: [(PixelFormat, Int, Int, [FrameInterval])] = []
+        for format in device.pixelFormats() {
+            guard let pixelFormat = PixelFormat(fourCC: format.fourCC) else { continue }
+            for size in device.frameSizes(fourCC: format.fourCC) {
+                for (w, h) in dimensions(of: size) {
+                    let intervals = device.frameIntervals(fourCC: format.fourCC, width: w, height: h).sorted()
+                    raw.append((pixelFormat, w, h, intervals.isEmpty ? [FrameInterval(framesPerSecond: 30)] : intervals))
+                }
+            }
+        }
+        guard !raw.isEmpty else { return nil }
+        let controls = device.controls().map(deviceControl)
+        let isUSB = caps.busInfo.hasPrefix("usb")
+        let lower = caps.card.lowercased()
+        let integrated = ["integrated", "built-in", "builtin", "internal", "facetime", "front"].contains { lower.contains($0) }
+        let id = byIDName(for: path) ?? "v4l2:\(caps.busInfo):\(caps.card)"
+        var position: CaptureDevice.Position = integrated ? .front : (lower.contains("back") || lower.contains("rear") ? .back : (isUSB ? .external : .unspecified))
+        if let override = PositionOverrides.position(for: id) { position = override }
+        let type: CaptureDevice.DeviceType = isUSB && !integrated ? .external : .builtIn
+        return CaptureDevice(uniqueID: id, localizedName: caps.card, position: position, deviceType: type,
+                             formats: groupedFormats(raw), controls: controls, source: .v4l2(path: path))
+    }
+
+    /// The sizes of a frame-size entry (stepwise ranges give the common sizes inside them).
+    static func dimensions(of size: V4L2FrameSize) -> [(Int, Int)] {
+        switch size {
+        case let .discrete(w, h):
+            return [(w, h)]
+        case let .stepwise(minW, maxW, stepW, minH, maxH, stepH):
+            let common = [(320, 240), (640, 480), (1280, 720), (1920, 1080), (2560, 1440), (3840, 2160)]
+            var sizes = common.filter { w, h in
+                w >= minW && w <= maxW && h >= minH && h <= maxH && (w - minW) % stepW == 0 && (h - minH) % stepH == 0
+            }
+            if !sizes.contains(where: { $0 == (maxW, maxH) }) { sizes.append((maxW, maxH)) }
+            return sizes
+        }
+    }
+
+    /// Builds `Format`s with their photo dimensions.
+    static func groupedFormats(_ raw: [(PixelFormat, Int, Int, [FrameInterval])]) -> [CaptureDevice.Format] {
+        let largest = raw.map { CaptureDevice.Dimensions(width: $0.1, height: $0.2) }.max() ?? CaptureDevice.Dimensions(width: 0, height: 0)
+        return raw.map { format, w, h, intervals in
+            let own = CaptureDevice.Dimensions(width: w, height: h)
+            return CaptureDevice.Format(pixelFormat: format, dimensions: own, frameIntervals: intervals.sorted(),
+                                        supportedMaxPhotoDimensions: own == largest ? [own] : [own, largest])
+        }
+    }
+
+    /// The /dev/v4l/by-id name whose link points at `path`, if any.
+    static func byIDName(for path: String) -> String? {
+        let folder = "\(devDirectory)/v4l/by-id"
+        guard let directory = opendir(folder) else { return nil }
+        defer { closedir(directory) }
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard realpath(path, &target) != nil else { return nil }
+        let resolved = String(decoding: target.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard !name.hasPrefix(".") else { continue }
+            var linked = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            if realpath("\(folder)/\(name)", &linked) != nil,
+               String(decoding: linked.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) == resolved {
+                return name
+            }
+        }
+        return nil
+    }
+
+    /// The public description of a V4L2 control.
+    static func deviceControl(_ info: V4L2ControlInfo) -> DeviceControl {
+        let kind: DeviceControl.Kind = switch info.type {
+        case 1, 5: .integer  // INTEGER, INTEGER64
+        case 2: .boolean
+        case 3, 9: .menu  // MENU, INTEGER_MENU
+        case 4: .button
+        default: .other
+        }
+        return DeviceControl(id: ControlID(rawValue: info.id), name: info.name, kind: kind, minimum: info.minimum, maximum: info.maximum,
+                             step: Int64(clamping: info.step), defaultValue: info.defaultValue,
+                             menu: info.menu.map { DeviceControl.MenuItem(value: $0.index, label: $0.label) }, isReadOnly: info.isReadOnly)
+    }
+}

@@ -1,0 +1,89 @@
+import Glibc
+
+extension CaptureDevice {
+    /// Finds cameras of the given types and position, as AVFoundation's discovery session does.
+    public struct DiscoverySession: Sendable {
+        /// The kinds of camera asked for.
+        public let deviceTypes: [DeviceType]
+        /// The position asked for (`.unspecified`: any).
+        public let position: Position
+
+        /// A discovery of `deviceTypes` at `position`.
+        public init(deviceTypes: [DeviceType] = DeviceType.allCases, mediaType: MediaType = .video, position: Position = .unspecified) {
+            self.deviceTypes = deviceTypes
+            self.position = position
+        }
+
+        /// The matching cameras now: real ones in node order, then the virtual pair.
+        public var devices: [CaptureDevice] {
+            DeviceScanner.scan(includeVirtual: deviceTypes.contains(.virtual)).filter { device in
+                deviceTypes.contains(device.deviceType) && (position == .unspecified || device.position == position)
+            }
+        }
+    }
+
+    /// The best camera for `position`: a real one facing that way, else any real one (for
+    /// `.unspecified`), else the virtual test camera when `allowVirtual`.
+    public static func `default`(for mediaType: MediaType = .video, position: Position = .unspecified, allowVirtual: Bool = true) -> CaptureDevice? {
+        let all = DeviceScanner.scan(includeVirtual: allowVirtual)
+        let usable = all.filter { !$0.formats.isEmpty }
+        let real = usable.filter { $0.deviceType != .virtual }
+        if let exact = real.first(where: { $0.position == position }) { return exact }
+        if position == .unspecified || position == .external, let first = real.first { return first }
+        guard allowVirtual else { return nil }
+        let virtual = usable.filter { $0.deviceType == .virtual }
+        return virtual.first { $0.position == position } ?? virtual.first
+    }
+
+    /// The camera with this ID, this node path (/dev/videoN), or "test"/"test-front"/"test-back" for the virtual one.
+    public static func device(withID id: String) throws(CaptureError) -> CaptureDevice {
+        switch id {
+        case "test", "test-front", "virtual": return DeviceScanner.virtualDevices()[0]
+        case "test-back": return DeviceScanner.virtualDevices()[1]
+        default: break
+        }
+        let all = DeviceScanner.scan()
+        if let match = all.first(where: { $0.uniqueID == id || $0.path == id }) { return match }
+        if id.hasPrefix("/") {
+            if access(id, F_OK) != 0 { throw .deviceNotFound(id) }
+            if let described = DeviceScanner.describe(path: id) { return described }
+            throw .unsupported("\(id) is not a video capture device")
+        }
+        throw .deviceNotFound(id)
+    }
+
+    /// Access to cameras, as far as the system tells.
+    public enum AuthorizationStatus: String, Sendable {
+        /// Not asked yet (never returned on Linux without a portal).
+        case notDetermined
+        /// Cameras can be opened.
+        case authorized
+        /// The user may not open the camera nodes (permissions).
+        case denied
+        /// Policy forbids cameras (a sandbox without device access).
+        case restricted
+    }
+
+    /// Whether this process may use cameras: `.denied` when camera nodes exist but none can be
+    /// opened for lack of permission, `.restricted` inside a sandbox without /dev access.
+    public static func authorizationStatus(for mediaType: MediaType = .video) -> AuthorizationStatus {
+        let nodes = DeviceScanner.videoNodes()
+        if nodes.isEmpty {
+            return access("/.flatpak-info", F_OK) == 0 ? .restricted : .authorized
+        }
+        return nodes.contains { access($0, R_OK | W_OK) == 0 } ? .authorized : .denied
+    }
+
+    /// The status of this camera in particular.
+    public var authorizationStatus: AuthorizationStatus {
+        guard let path else { return .authorized }
+        if access(path, F_OK) != 0 { return .authorized }
+        return access(path, R_OK | W_OK) == 0 ? .authorized : .denied
+    }
+
+    /// Asks for camera access; true when granted. Without a desktop portal there is nobody to
+    /// ask, so this reports the permission the system gives now.
+    public static func requestAccess(for mediaType: MediaType = .video) async -> Bool {
+        authorizationStatus(for: mediaType) == .authorized
+    }
+}

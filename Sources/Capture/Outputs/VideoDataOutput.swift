@@ -1,0 +1,214 @@
+import Dispatch
+import Media
+import Synchronization
+
+/// Receives frames from a `VideoDataOutput` on the queue it was registered with.
+public protocol VideoDataOutputSampleBufferDelegate: AnyObject, Sendable {
+    /// A new frame.
+    func captureOutput(_ output: VideoDataOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection)
+    /// A frame was dropped because the previous one was still being processed.
+    func captureOutput(_ output: VideoDataOutput, didDropFrameFrom connection: CaptureConnection)
+}
+
+extension VideoDataOutputSampleBufferDelegate {
+    /// Dropped frames are counted by the output; implementing this is optional.
+    public func captureOutput(_ output: VideoDataOutput, didDropFrameFrom connection: CaptureConnection) {}
+}
+
+/// Live frames for code to process (previews, filters, QR codes): each camera frame is
+/// converted once into a pooled buffer of the asked-for format and handed on by reference.
+///
+/// Delivery never stalls the camera: a consumer that is still busy with the previous frame
+/// makes the new one drop (counted in `droppedFrameCount`) when `alwaysDiscardsLateVideoFrames`
+/// is true (the default); otherwise frames queue up to the pool's size and then drop.
+public final class VideoDataOutput: FrameConsumer {
+    /// The pixel format of delivered frames.
+    public struct Settings: Sendable, Equatable {
+        /// The format; nil keeps the camera's own (MJPEG frames then arrive as compressed payloads).
+        public var pixelFormat: PixelFormat?
+        /// Settings with `pixelFormat` (BGRA by default, as displays want).
+        public init(pixelFormat: PixelFormat? = .bgra) { self.pixelFormat = pixelFormat }
+    }
+
+    private struct State {
+        var settings = Settings()
+        var discardsLate = true
+        var delegate: (any VideoDataOutputSampleBufferDelegate)?
+        var queue: DispatchQueue?
+        var continuation: AsyncStream<SampleBuffer>.Continuation?
+        var pool: PixelBufferPool?
+        var scratch: PixelBuffer?
+        var second: PixelBuffer?
+        var delivered = 0
+        var dropped = 0
+    }
+    private let state = Mutex(State())
+    private let inFlight = Atomic<Int>(0)
+    private let converter = PixelConverter()
+    /// The connection to the camera (front cameras mirrored by default, as a preview should be).
+    public let connection = CaptureConnection(mirrorsFrontCameraByDefault: true)
+
+    /// The buffers a pool may hold: frames in flight plus one being filled.
+    static let poolSize = 4
+
+    /// Makes an output delivering BGRA frames.
+    public init() {}
+
+    /// The format of delivered frames.
+    public var videoSettings: Settings {
+        get { state.withLock { $0.settings } }
+        set { state.withLock { $0.settings = newValue; $0.pool = nil } }
+    }
+
+    /// Drop a frame when the consumer is still busy (true), or queue a few (false).
+    public var alwaysDiscardsLateVideoFrames: Bool {
+        get { state.withLock { $0.discardsLate } }
+        set { state.withLock { $0.discardsLate = newValue } }
+    }
+
+    /// Frames delivered so far.
+    public var deliveredFrameCount: Int { state.withLock { $0.delivered } }
+
+    /// Frames dropped because a consumer was late or every pooled buffer was held.
+    public var droppedFrameCount: Int { state.withLock { $0.dropped } }
+
+    /// Delivers frames to `delegate` on `queue` (nil removes it).
+    public func setSampleBufferDelegate(_ delegate: (any VideoDataOutputSampleBufferDelegate)?, queue: DispatchQueue?) {
+        state.withLock {
+            $0.delegate = delegate
+            $0.queue = delegate == nil ? nil : (queue ?? DispatchQueue(label: "pinhole.video-data-output"))
+        }
+    }
+
+    /// The frames as an async sequence; a new call ends the previous sequence. Only the newest
+    /// frame waits for a slow reader; older ones are dropped and counted.
+    public func sampleBuffers() -> AsyncStream<SampleBuffer> {
+        let (stream, continuation) = AsyncStream<SampleBuffer>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let previous = state.withLock { state -> AsyncStream<SampleBuffer>.Continuation? in
+            let old = state.continuation
+            state.continuation = continuation
+            return old
+        }
+        previous?.finish()
+        return stream
+    }
+
+    func streamWillStart(_ configuration: StreamConfiguration, device: CaptureDevice) throws(CaptureError) {
+        state.withLock {
+            $0.pool = nil
+            $0.scratch = nil
+            $0.second = nil
+        }
+    }
+
+    func streamDidStop() {}
+
+    /// Ends the async sequence (when the output leaves its session).
+    func finish() {
+        state.withLock { $0.continuation }?.finish()
+    }
+
+    func consume(_ frame: RawFrame, context: FrameContext) {
+        guard connection.isEnabled else { return }
+        let mirrored = connection.isVideoMirrored(for: context.device)
+        let rotation = (try? Rotation(degrees: Int(connection.videoRotationAngle))) ?? .none
+        let (target, discardsLate, hasConsumer) = state.withLock { ($0.settings.pixelFormat ?? frame.buffer.format, $0.discardsLate, $0.delegate != nil || $0.continuation != nil) }
+        guard hasConsumer else { return }
+        if discardsLate, inFlight.load(ordering: .acquiring) > 0, state.withLock({ $0.delegate != nil }) {
+            drop()
+            return
+        }
+        // Mirroring and rotation work on BGRA, I420 and GREY; other formats go untransformed.
+        let transformable = [PixelFormat.bgra, .rgba, .i420, .grey].contains(target)
+        let doMirror = mirrored && transformable, doRotate = rotation != .none && transformable
+        let outW = doRotate && rotation.swapsDimensions ? frame.buffer.height : frame.buffer.width
+        let outH = doRotate && rotation.swapsDimensions ? frame.buffer.width : frame.buffer.height
+        guard let output = buffer(format: target, width: outW, height: outH, compressed: frame.buffer.format == .mjpeg ? frame.buffer.capacity : nil) else {
+            drop()
+            return
+        }
+        do {
+            if target == .mjpeg {
+                guard frame.buffer.payloadSize <= output.capacity else { drop(); return }
+                output.baseAddress.copyMemory(from: frame.buffer.baseAddress, byteCount: frame.buffer.payloadSize)
+                output.payloadSize = frame.buffer.payloadSize
+            } else if !doMirror && !doRotate {
+                try converter.convert(frame.buffer, into: output)
+            } else {
+                let (scratch, second) = try scratchBuffers(format: target, width: frame.buffer.width, height: frame.buffer.height)
+                try converter.convert(frame.buffer, into: scratch)
+                if doMirror && doRotate {
+                    try PixelTransform.mirror(scratch, into: second)
+                    try PixelTransform.rotate(second, by: rotation, into: output)
+                } else if doMirror {
+                    try PixelTransform.mirror(scratch, into: output)
+                } else {
+                    try PixelTransform.rotate(scratch, by: rotation, into: output)
+                }
+            }
+        } catch {
+            drop()
+            return
+        }
+        let sample = SampleBuffer(imageBuffer: output, presentationTimestampNanoseconds: frame.timestampNanoseconds, sequenceNumber: frame.sequence,
+                                  rotationAngle: doRotate ? rotation.rawValue : 0, isMirrored: doMirror)
+        deliver(sample)
+    }
+
+    private func deliver(_ sample: SampleBuffer) {
+        let (delegate, queue, continuation) = state.withLock { ($0.delegate, $0.queue, $0.continuation) }
+        var delivered = false
+        if let continuation {
+            switch continuation.yield(sample) {
+            case .enqueued: delivered = true
+            case .dropped: drop()  // the previous, unread frame made room for this one
+                delivered = true
+            case .terminated: state.withLock { $0.continuation = nil }
+            @unknown default: break
+            }
+        }
+        if let delegate, let queue {
+            inFlight.add(1, ordering: .acquiringAndReleasing)
+            queue.async { [self] in
+                delegate.captureOutput(self, didOutput: sample, from: connection)
+                inFlight.subtract(1, ordering: .acquiringAndReleasing)
+            }
+            delivered = true
+        }
+        if delivered { state.withLock { $0.delivered += 1 } }
+    }
+
+    private func drop() {
+        let (delegate, queue) = state.withLock { state -> ((any VideoDataOutputSampleBufferDelegate)?, DispatchQueue?) in
+            state.dropped += 1
+            return (state.delegate, state.queue)
+        }
+        if let delegate, let queue {
+            queue.async { [self] in delegate.captureOutput(self, didDropFrameFrom: connection) }
+        }
+    }
+
+    /// A free pooled buffer of this shape (the pool is rebuilt when the shape changes).
+    private func buffer(format: PixelFormat, width: Int, height: Int, compressed: Int?) -> PixelBuffer? {
+        state.withLock { state -> PixelBuffer? in
+            if let pool = state.pool, pool.format == format, pool.width == width, pool.height == height {
+                return pool.makeBuffer()
+            }
+            state.pool = try? PixelBufferPool(format: format, width: width, height: height, rowAlignment: 64,
+                                              compressedCapacity: compressed, maximumCount: VideoDataOutput.poolSize, preallocate: 2)
+            return state.pool?.makeBuffer()
+        }
+    }
+
+    /// Two reused intermediate buffers for mirror + rotate.
+    private func scratchBuffers(format: PixelFormat, width: Int, height: Int) throws(MediaError) -> (PixelBuffer, PixelBuffer) {
+        try state.withLock { state throws(MediaError) -> (PixelBuffer, PixelBuffer) in
+            if let a = state.scratch, let b = state.second, a.format == format, a.width == width, a.height == height { return (a, b) }
+            let a = try PixelBuffer(format: format, width: width, height: height, rowAlignment: 64)
+            let b = try PixelBuffer(format: format, width: width, height: height, rowAlignment: 64)
+            state.scratch = a
+            state.second = b
+            return (a, b)
+        }
+    }
+}

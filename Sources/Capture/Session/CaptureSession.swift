@@ -1,0 +1,494 @@
+import Dispatch
+import Glibc
+import Media
+import Synchronization
+
+/// A camera as an input to a session.
+public final class CaptureDeviceInput: Sendable {
+    /// The camera.
+    public let device: CaptureDevice
+
+    /// An input for `device`; fails when the camera is gone or access is denied.
+    public init(device: CaptureDevice) throws(CaptureError) {
+        guard device.isConnected else { throw .deviceDisconnected(device: device.localizedName) }
+        if device.authorizationStatus == .denied, let path = device.path {
+            throw .accessDenied(device: path, hint: V4L2Errno.accessHint(path: path))
+        }
+        self.device = device
+    }
+}
+
+/// Connects a camera to outputs and runs it, as AVFoundation's capture session does.
+///
+/// Configuration (inputs, outputs, preset) may change at any time, from any thread; changes
+/// between `beginConfiguration()` and `commitConfiguration()` apply together. Starting,
+/// stopping and reconfiguring run on the session's own serial queue; frames flow on a
+/// dedicated streaming thread, so a slow consumer never stalls the camera.
+public final class CaptureSession: Sendable {
+    /// Quality levels that pick the stream's format.
+    public enum Preset: String, Sendable, CaseIterable {
+        /// The largest size (for photos), at 15 fps or more where offered.
+        case photo
+        /// Up to 1920×1080 at the highest rate.
+        case high
+        /// Up to 640×480.
+        case medium
+        /// Up to 320×240.
+        case low
+        /// Exactly 640×480.
+        case vga640x480
+        /// Exactly 1280×720.
+        case hd1280x720
+        /// Exactly 1920×1080.
+        case hd1920x1080
+        /// Exactly 3840×2160.
+        case hd4K3840x2160
+        /// The device's `activeFormat`.
+        case inputPriority
+    }
+
+    /// Why a session stopped getting frames without being asked to.
+    public enum InterruptionReason: String, Sendable {
+        /// Another program holds the camera.
+        case deviceInUseByAnotherClient
+        /// The camera was unplugged.
+        case deviceDisconnected
+    }
+
+    /// What happens to a session.
+    public enum Event: Sendable, Equatable {
+        /// Streaming started with this configuration.
+        case started(StreamConfiguration)
+        /// Streaming stopped.
+        case stopped
+        /// Streaming failed (the session stops).
+        case runtimeError(CaptureError)
+        /// Frames stopped for a reason outside the program.
+        case interrupted(InterruptionReason)
+        /// The interruption is over; frames flow again.
+        case interruptionEnded
+    }
+
+    /// Frame counters since the session started.
+    public struct Statistics: Sendable, Equatable {
+        /// Good frames handed to outputs.
+        public var framesDelivered = 0
+        /// Frames the driver marked damaged (or truncated MJPEG): skipped.
+        public var framesCorrupt = 0
+        /// Frames the driver skipped (gaps in its sequence numbers).
+        public var framesDroppedByDriver = 0
+    }
+
+    private struct Configuration {
+        var inputs: [CaptureDeviceInput] = []
+        var outputs: [any CaptureOutput] = []
+        var preset: Preset = .high
+    }
+
+    fileprivate struct RunState {
+        var running = false
+        var interrupted = false
+        var stopRequested = false
+        var thread: pthread_t?
+        var backend: CameraBackend?
+        var stream: StreamConfiguration?
+        var statistics = Statistics()
+        var continuations: [Int: AsyncStream<Event>.Continuation] = [:]
+        var nextContinuation = 0
+    }
+
+    private let queue = DispatchQueue(label: "pinhole.capture-session")
+    private let configuration = Mutex(Configuration())
+    private let staged = Mutex<Configuration?>(nil)
+    private let run = Mutex(RunStateBox())
+    private let depth = Mutex(0)
+
+    /// Makes an idle session.
+    public init() {}
+
+    // MARK: - Configuration
+
+    /// The preset that picks the stream's format.
+    public var sessionPreset: Preset {
+        get { current.preset }
+        set { change { $0.preset = newValue } }
+    }
+
+    /// Whether `preset` can be used with the current input.
+    public func canSetSessionPreset(_ preset: Preset) -> Bool {
+        guard let device = current.inputs.first?.device else { return true }
+        return (try? CaptureSession.streamConfiguration(for: device, preset: preset)) != nil
+    }
+
+    /// The inputs.
+    public var inputs: [CaptureDeviceInput] { current.inputs }
+
+    /// The outputs.
+    public var outputs: [any CaptureOutput] { current.outputs }
+
+    /// True when `input` can be added (a session has one camera at a time).
+    public func canAddInput(_ input: CaptureDeviceInput) -> Bool {
+        current.inputs.isEmpty
+    }
+
+    /// Adds a camera (switching cameras: remove the old input and add the new one inside
+    /// `beginConfiguration()`/`commitConfiguration()`; outputs stay).
+    public func addInput(_ input: CaptureDeviceInput) {
+        change { $0.inputs.append(input) }
+    }
+
+    /// Removes a camera.
+    public func removeInput(_ input: CaptureDeviceInput) {
+        change { $0.inputs.removeAll { $0 === input } }
+    }
+
+    /// True when `output` can be added (one of each kind, not already added).
+    public func canAddOutput(_ output: any CaptureOutput) -> Bool {
+        guard output is FrameConsumer else { return false }
+        return !current.outputs.contains { $0 === output || type(of: $0) == type(of: output) }
+    }
+
+    /// Adds an output.
+    public func addOutput(_ output: any CaptureOutput) {
+        guard output is FrameConsumer else { return }
+        change { $0.outputs.append(output) }
+    }
+
+    /// Removes an output.
+    public func removeOutput(_ output: any CaptureOutput) {
+        change { $0.outputs.removeAll { $0 === output } }
+        (output as? VideoDataOutput)?.finish()
+    }
+
+    /// Starts a group of changes that apply together at `commitConfiguration()`.
+    public func beginConfiguration() {
+        depth.withLock { depth in
+            if depth == 0 { staged.withLock { $0 = configuration.withLock { $0 } } }
+            depth += 1
+        }
+    }
+
+    /// Applies the changes since `beginConfiguration()`; a running session restarts its stream
+    /// with the new camera or format (outputs keep their state).
+    public func commitConfiguration() {
+        let apply = depth.withLock { depth -> Bool in
+            guard depth > 0 else { return false }
+            depth -= 1
+            return depth == 0
+        }
+        guard apply, let next = staged.withLock({ value -> Configuration? in defer { value = nil }; return value }) else { return }
+        configuration.withLock { $0 = next }
+        if isRunning { queue.sync { restartLocked() } }
+    }
+
+    /// The configuration as it will be: staged changes while configuring, else the live one.
+    private var current: Configuration {
+        staged.withLock { $0 } ?? configuration.withLock { $0 }
+    }
+
+    private func change(_ body: (inout Configuration) -> Void) {
+        let inGroup = depth.withLock { $0 > 0 }
+        if inGroup {
+            staged.withLock { if var value = $0 { body(&value); $0 = value } }
+        } else {
+            configuration.withLock { body(&$0) }
+            if isRunning { queue.sync { restartLocked() } }
+        }
+    }
+
+    // MARK: - Running
+
+    /// Whether frames are flowing (or the session is running but interrupted).
+    public var isRunning: Bool { run.withLock { $0.state.running } }
+
+    /// Whether the session is running but the camera is unavailable (busy or unplugged).
+    public var isInterrupted: Bool { run.withLock { $0.state.interrupted } }
+
+    /// The stream format in use, while running.
+    public var activeStream: StreamConfiguration? { run.withLock { $0.state.stream } }
+
+    /// Frame counters.
+    public var statistics: Statistics { run.withLock { $0.state.statistics } }
+
+    /// Events from now on (started, stopped, errors, interruptions). Each call makes a new stream.
+    public func events() -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(32))
+        let key = run.withLock { box -> Int in
+            box.state.nextContinuation += 1
+            box.state.continuations[box.state.nextContinuation] = continuation
+            return box.state.nextContinuation
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.run.withLock { $0.state.continuations.removeValue(forKey: key) }
+        }
+        return stream
+    }
+
+    private func emit(_ event: Event) {
+        for continuation in run.withLock({ Array($0.state.continuations.values) }) { continuation.yield(event) }
+    }
+
+    /// Starts streaming and blocks until the first configuration is applied (call it off the
+    /// main thread). Failures are reported as `.runtimeError` or `.interrupted` events.
+    public func startRunning() {
+        _ = try? startSynchronously()
+    }
+
+    /// Starts streaming; throws what went wrong (busy, unplugged, access denied, unsupported).
+    public func start() async throws(CaptureError) {
+        let result: Result<Void, CaptureError> = await withCheckedContinuation { continuation in
+            queue.async {
+                continuation.resume(returning: Result { () throws(CaptureError) in try self.startLocked() })
+            }
+        }
+        try result.get()
+    }
+
+    /// `start()` for synchronous callers (blocks).
+    @discardableResult
+    public func startSynchronously() throws(CaptureError) -> StreamConfiguration {
+        let result: Result<StreamConfiguration, CaptureError> = queue.sync {
+            Result { () throws(CaptureError) in
+                try startLocked()
+                return run.withLock { $0.state.stream }!
+            }
+        }
+        return try result.get()
+    }
+
+    /// Stops streaming and blocks until the camera is released.
+    public func stopRunning() {
+        queue.sync { stopLocked(emitStopped: true) }
+    }
+
+    /// Stops streaming.
+    public func stop() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async {
+                self.stopLocked(emitStopped: true)
+                continuation.resume()
+            }
+        }
+    }
+
+    // MARK: - Internals (on `queue`)
+
+    private func startLocked() throws(CaptureError) {
+        guard !run.withLock({ $0.state.running }) else { return }
+        let config = configuration.withLock { $0 }
+        guard let device = config.inputs.first?.device else { throw .invalidConfiguration("the session has no camera input") }
+        let wanted = try CaptureSession.streamConfiguration(for: device, preset: config.preset)
+        do {
+            try open(device: device, wanted: wanted, outputs: config.outputs)
+        } catch {
+            switch error {
+            case .deviceBusy: emit(.interrupted(.deviceInUseByAnotherClient))
+            case .deviceDisconnected: emit(.interrupted(.deviceDisconnected))
+            default: emit(.runtimeError(error))
+            }
+            throw error
+        }
+    }
+
+    /// Opens, configures and starts the camera, then the streaming thread.
+    private func open(device: CaptureDevice, wanted: StreamConfiguration, outputs: [any CaptureOutput]) throws(CaptureError) {
+        let backend: CameraBackend = switch device.source {
+        case let .v4l2(path): try V4L2Backend(path: path, name: device.localizedName)
+        case .virtual: try VirtualCameraBackend(id: device.uniqueID, name: device.localizedName)
+        }
+        let set = try backend.configure(wanted)
+        for (control, value) in device.pendingControlValues { try? backend.setValue(value, of: control) }
+        for case let consumer as FrameConsumer in outputs { try consumer.streamWillStart(set, device: device) }
+        try backend.start()
+        device.attach(BackendReference(backend))
+        run.withLock { box in
+            box.state.running = true
+            box.state.interrupted = false
+            box.state.stopRequested = false
+            box.state.backend = backend
+            box.state.stream = set
+            box.state.statistics = Statistics()
+        }
+        let consumers = outputs.compactMap { $0 as? FrameConsumer }
+        let transfer = UncheckedTransfer(backend)
+        let thread = StreamingThread.start { [self] in
+            streamLoop(backend: transfer.value, device: device, configuration: set, consumers: consumers)
+        }
+        run.withLock { $0.state.thread = thread }
+        emit(.started(set))
+    }
+
+    private func stopLocked(emitStopped: Bool) {
+        let (thread, wasRunning) = run.withLock { box -> (pthread_t?, Bool) in
+            box.state.stopRequested = true
+            let thread = box.state.thread
+            box.state.thread = nil
+            return (thread, box.state.running)
+        }
+        if let thread { StreamingThread.join(thread) }
+        let backend = run.withLock { box -> CameraBackend? in
+            let backend = box.state.backend
+            box.state.backend = nil
+            box.state.running = false
+            box.state.interrupted = false
+            box.state.stream = nil
+            return backend
+        }
+        backend?.stop()
+        for input in configuration.withLock({ $0.inputs }) { input.device.attach(nil) }
+        for case let consumer as FrameConsumer in configuration.withLock({ $0.outputs }) { consumer.streamDidStop() }
+        if wasRunning && emitStopped { emit(.stopped) }
+    }
+
+    private func restartLocked() {
+        guard run.withLock({ $0.state.running }) else { return }
+        stopLocked(emitStopped: false)
+        do { try startLocked() } catch { run.withLock { $0.state.running = false } }
+    }
+
+    /// The frame loop on the streaming thread: waits for frames, feeds outputs, counts damage
+    /// and gaps, and turns driver failures into events. After an unplug it waits for the camera
+    /// to come back and resumes by itself.
+    private func streamLoop(backend: CameraBackend, device: CaptureDevice, configuration set: StreamConfiguration, consumers: [FrameConsumer]) {
+        var lastSequence: UInt32?
+        var silentSeconds = 0.0
+        while !run.withLock({ $0.state.stopRequested }) {
+            do throws(CaptureError) {
+                let wait = try backend.nextFrame(timeout: 0.2) { (frame: RawFrame) throws(CaptureError) in
+                    let gap = lastSequence.map { frame.sequence > $0 ? Int(frame.sequence - $0 - 1) : 0 } ?? 0
+                    lastSequence = frame.sequence
+                    let context = FrameContext(configuration: set, device: device, gap: gap)
+                    for consumer in consumers { consumer.consume(frame, context: context) }
+                    run.withLock {
+                        $0.state.statistics.framesDelivered += 1
+                        $0.state.statistics.framesDroppedByDriver += gap
+                    }
+                }
+                switch wait {
+                case .delivered: silentSeconds = 0
+                case .corrupt: run.withLock { $0.state.statistics.framesCorrupt += 1 }
+                case .timeout:
+                    silentSeconds += 0.2
+                    if silentSeconds >= 10 {
+                        emit(.runtimeError(.timeout(device: device.localizedName, seconds: silentSeconds)))
+                        silentSeconds = 0
+                    }
+                }
+            } catch {
+                if case .deviceDisconnected = error {
+                    backend.stop()
+                    device.attach(nil)
+                    run.withLock { $0.state.interrupted = true }
+                    emit(.interrupted(.deviceDisconnected))
+                    waitForReconnection(device: device, wanted: set, consumers: consumers)
+                    return
+                }
+                backend.stop()
+                device.attach(nil)
+                run.withLock { box in
+                    box.state.running = false
+                    box.state.backend = nil
+                }
+                emit(.runtimeError(error))
+                return
+            }
+        }
+    }
+
+    /// After an unplug: polls for the camera (same ID) and restarts the stream when it is back.
+    private func waitForReconnection(device: CaptureDevice, wanted: StreamConfiguration, consumers: [FrameConsumer]) {
+        while !run.withLock({ $0.state.stopRequested }) {
+            var pause = timespec(tv_sec: 0, tv_nsec: 250_000_000)
+            nanosleep(&pause, nil)
+            guard device.isConnected else { continue }
+            let reopened: CameraBackend?
+            do {
+                let backend: CameraBackend = switch device.source {
+                case let .v4l2(path): try V4L2Backend(path: path, name: device.localizedName)
+                case .virtual: try VirtualCameraBackend(id: device.uniqueID, name: device.localizedName)
+                }
+                let set = try backend.configure(wanted)
+                try backend.start()
+                reopened = backend
+                _ = set
+            } catch {
+                reopened = nil
+            }
+            guard let backend = reopened else { continue }
+            device.attach(BackendReference(backend))
+            run.withLock { box in
+                box.state.backend = backend
+                box.state.interrupted = false
+            }
+            emit(.interruptionEnded)
+            streamLoop(backend: backend, device: device, configuration: wanted, consumers: consumers)
+            return
+        }
+    }
+
+    // MARK: - Format choice
+
+    /// The stream configuration `preset` picks on `device`.
+    static func streamConfiguration(for device: CaptureDevice, preset: Preset) throws(CaptureError) -> StreamConfiguration {
+        if preset == .inputPriority, let format = device.activeFormat {
+            return StreamConfiguration(pixelFormat: format.pixelFormat, width: format.dimensions.width, height: format.dimensions.height,
+                                       frameInterval: device.activeFrameInterval ?? format.frameIntervals.first ?? FrameInterval(framesPerSecond: 30))
+        }
+        let formats = device.formats
+        guard !formats.isEmpty else {
+            if let path = device.path, access(path, R_OK | W_OK) != 0 {
+                throw .accessDenied(device: path, hint: V4L2Errno.accessHint(path: path))
+            }
+            throw .unsupported("\(device.localizedName) offers no format Pinhole can read")
+        }
+        let candidates: [CaptureDevice.Format]
+        switch preset {
+        case .photo, .inputPriority:
+            let fast = formats.filter { $0.maxFrameRate >= 15 }
+            let pool = fast.isEmpty ? formats : fast
+            let largest = pool.map(\.dimensions).max()!
+            candidates = pool.filter { $0.dimensions == largest }
+        case .high, .medium, .low:
+            let limit = preset == .high ? 1920 * 1080 : (preset == .medium ? 640 * 480 : 320 * 240)
+            let fitting = formats.filter { $0.dimensions.area <= limit }
+            let pool = fitting.isEmpty ? [formats.min { $0.dimensions < $1.dimensions }!] : fitting
+            let largest = pool.map(\.dimensions).max()!
+            candidates = pool.filter { $0.dimensions == largest }
+        case .vga640x480, .hd1280x720, .hd1920x1080, .hd4K3840x2160:
+            let size: CaptureDevice.Dimensions = switch preset {
+            case .vga640x480: .init(width: 640, height: 480)
+            case .hd1280x720: .init(width: 1280, height: 720)
+            case .hd1920x1080: .init(width: 1920, height: 1080)
+            default: .init(width: 3840, height: 2160)
+            }
+            candidates = formats.filter { $0.dimensions == size }
+            guard !candidates.isEmpty else { throw .unsupported("preset \(preset.rawValue) (\(size)) on \(device.localizedName)") }
+        }
+        // The highest frame rate; among equals, raw formats (no decode) before MJPEG.
+        let rank: (PixelFormat) -> Int = { format in
+            switch format {
+            case .nv12, .i420: 0
+            case .yuyv, .uyvy: 1
+            case .mjpeg: 3
+            default: 2
+            }
+        }
+        let best = candidates.min { a, b in
+            a.maxFrameRate != b.maxFrameRate ? a.maxFrameRate > b.maxFrameRate : rank(a.pixelFormat) < rank(b.pixelFormat)
+        }!
+        return StreamConfiguration(pixelFormat: best.pixelFormat, width: best.dimensions.width, height: best.dimensions.height,
+                                   frameInterval: best.frameIntervals.first ?? FrameInterval(framesPerSecond: 30))
+    }
+}
+
+/// Holds a session's run state; the backend inside is touched only on the session's queue or
+/// its streaming thread, never both at once (the thread is joined before the queue touches it).
+private struct RunStateBox: @unchecked Sendable {
+    var state = CaptureSession.RunState()
+}
+
+/// Hands a non-Sendable value to another thread that becomes its only user.
+struct UncheckedTransfer<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,278 @@
+import CV4L2
+import Glibc
+
+/// An open V4L2 node, with typed methods in place of raw ioctls.
+///
+/// Ownership: the device owns its file descriptor and its mmap'd buffers; closing (deinit)
+/// unmaps and closes. Not thread-safe: one owner (a session's queue) uses it at a time.
+final class V4L2Device {
+    /// The node's path, e.g. /dev/video0.
+    let path: String
+    /// The open file descriptor (non-blocking).
+    let fd: Int32
+    private var mappings: [(pointer: UnsafeMutableRawPointer, length: Int)] = []
+
+    /// Opens `path` for streaming. Errors: access denied (with the group to join), busy, gone.
+    init(path: String) throws(CaptureError) {
+        let fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { throw V4L2Errno.error("open", path: path) }
+        self.path = path
+        self.fd = fd
+    }
+
+    deinit {
+        unmapBuffers()
+        close(fd)
+    }
+
+    /// Runs one ioctl, mapping failure to a `CaptureError`.
+    private func control<T>(_ request: UInt, _ name: String, _ argument: inout T) throws(CaptureError) {
+        guard withUnsafeMutablePointer(to: &argument, { pinhole_ioctl(fd, request, UnsafeMutableRawPointer($0)) }) == 0 else {
+            throw V4L2Errno.error(name, path: path)
+        }
+    }
+
+    /// Runs one ioctl, returning errno instead of throwing (for enumerations that end in EINVAL).
+    private func attempt<T>(_ request: UInt, _ argument: inout T) -> Int32 {
+        withUnsafeMutablePointer(to: &argument) { pinhole_ioctl(fd, request, UnsafeMutableRawPointer($0)) } == 0 ? 0 : errno
+    }
+
+    // MARK: - Capabilities and formats
+
+    /// VIDIOC_QUERYCAP.
+    func capabilities() throws(CaptureError) -> V4L2Capabilities {
+        var caps = v4l2_capability()
+        try control(PINHOLE_VIDIOC_QUERYCAP, "VIDIOC_QUERYCAP", &caps)
+        let deviceCaps = caps.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0 ? caps.device_caps : caps.capabilities
+        return V4L2Capabilities(driver: cString(caps.driver), card: cString(caps.card), busInfo: cString(caps.bus_info), deviceCaps: deviceCaps)
+    }
+
+    /// The pixel formats of the capture queue (fourCC, description, compressed?).
+    func pixelFormats() -> [(fourCC: UInt32, description: String, compressed: Bool)] {
+        var result: [(UInt32, String, Bool)] = []
+        for index in 0..<256 {
+            var description = v4l2_fmtdesc()
+            description.index = UInt32(index)
+            description.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+            guard attempt(PINHOLE_VIDIOC_ENUM_FMT, &description) == 0 else { break }
+            result.append((description.pixelformat, cString(description.description), description.flags & UInt32(V4L2_FMT_FLAG_COMPRESSED) != 0))
+        }
+        return result
+    }
+
+    /// The frame sizes offered for `fourCC`.
+    func frameSizes(fourCC: UInt32) -> [V4L2FrameSize] {
+        var result: [V4L2FrameSize] = []
+        for index in 0..<512 {
+            var size = v4l2_frmsizeenum()
+            size.index = UInt32(index)
+            size.pixel_format = fourCC
+            guard attempt(PINHOLE_VIDIOC_ENUM_FRAMESIZES, &size) == 0 else { break }
+            if size.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue {
+                result.append(.discrete(width: Int(size.discrete.width), height: Int(size.discrete.height)))
+            } else {
+                let s = size.stepwise
+                result.append(.stepwise(minWidth: Int(s.min_width), maxWidth: Int(s.max_width), stepWidth: Int(max(1, s.step_width)),
+                                        minHeight: Int(s.min_height), maxHeight: Int(s.max_height), stepHeight: Int(max(1, s.step_height))))
+                break
+            }
+        }
+        return result
+    }
+
+    /// The frame intervals offered for `fourCC` at `width`×`height` (stepwise ranges give their ends).
+    func frameIntervals(fourCC: UInt32, width: Int, height: Int) -> [FrameInterval] {
+        var result: [FrameInterval] = []
+        for index in 0..<128 {
+            var interval = v4l2_frmivalenum()
+            interval.index = UInt32(index)
+            interval.pixel_format = fourCC
+            interval.width = UInt32(width)
+            interval.height = UInt32(height)
+            guard attempt(PINHOLE_VIDIOC_ENUM_FRAMEINTERVALS, &interval) == 0 else { break }
+            if interval.type == V4L2_FRMIVAL_TYPE_DISCRETE.rawValue {
+                result.append(FrameInterval(numerator: Int(interval.discrete.numerator), denominator: Int(interval.discrete.denominator)))
+            } else {
+                let s = interval.stepwise
+                result.append(FrameInterval(numerator: Int(s.min.numerator), denominator: Int(s.min.denominator)))
+                result.append(FrameInterval(numerator: Int(s.max.numerator), denominator: Int(s.max.denominator)))
+                break
+            }
+        }
+        return result.filter { $0.numerator > 0 && $0.denominator > 0 }
+    }
+
+    /// VIDIOC_G_FMT.
+    func format() throws(CaptureError) -> V4L2PixFormat {
+        var format = v4l2_format()
+        format.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        try control(PINHOLE_VIDIOC_G_FMT, "VIDIOC_G_FMT", &format)
+        return V4L2PixFormat(format.fmt.pix)
+    }
+
+    /// VIDIOC_S_FMT: asks for a format; the driver answers with what it set (which may differ).
+    func setFormat(fourCC: UInt32, width: Int, height: Int) throws(CaptureError) -> V4L2PixFormat {
+        var format = v4l2_format()
+        format.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        format.fmt.pix.pixelformat = fourCC
+        format.fmt.pix.width = UInt32(width)
+        format.fmt.pix.height = UInt32(height)
+        format.fmt.pix.field = V4L2_FIELD_NONE.rawValue
+        try control(PINHOLE_VIDIOC_S_FMT, "VIDIOC_S_FMT", &format)
+        return V4L2PixFormat(format.fmt.pix)
+    }
+
+    /// VIDIOC_S_PARM: asks for a frame interval; returns the one set (nil if the driver has none).
+    func setFrameInterval(_ interval: FrameInterval) throws(CaptureError) -> FrameInterval? {
+        var parameters = v4l2_streamparm()
+        parameters.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        guard attempt(PINHOLE_VIDIOC_G_PARM, &parameters) == 0,
+              parameters.parm.capture.capability & UInt32(V4L2_CAP_TIMEPERFRAME) != 0 else { return nil }
+        parameters.parm.capture.timeperframe = v4l2_fract(numerator: UInt32(interval.numerator), denominator: UInt32(interval.denominator))
+        try control(PINHOLE_VIDIOC_S_PARM, "VIDIOC_S_PARM", &parameters)
+        let set = parameters.parm.capture.timeperframe
+        return FrameInterval(numerator: Int(set.numerator), denominator: Int(set.denominator))
+    }
+
+    // MARK: - Controls
+
+    /// Every control, with menus, skipping class headers and disabled ones.
+    func controls() -> [V4L2ControlInfo] {
+        var result: [V4L2ControlInfo] = []
+        var query = v4l2_query_ext_ctrl()
+        query.id = UInt32(V4L2_CTRL_FLAG_NEXT_CTRL) | UInt32(V4L2_CTRL_FLAG_NEXT_COMPOUND)
+        for _ in 0..<1024 {
+            guard attempt(PINHOLE_VIDIOC_QUERY_EXT_CTRL, &query) == 0 else { break }
+            defer { query.id |= UInt32(V4L2_CTRL_FLAG_NEXT_CTRL) | UInt32(V4L2_CTRL_FLAG_NEXT_COMPOUND) }
+            let type = query.type
+            guard type != V4L2_CTRL_TYPE_CTRL_CLASS.rawValue, query.flags & UInt32(V4L2_CTRL_FLAG_DISABLED) == 0,
+                  query.nr_of_dims == 0 else { continue }
+            var menu: [(Int64, String)] = []
+            if type == V4L2_CTRL_TYPE_MENU.rawValue || type == V4L2_CTRL_TYPE_INTEGER_MENU.rawValue, query.maximum - query.minimum < 256 {
+                for index in query.minimum...query.maximum {
+                    var item = v4l2_querymenu()
+                    item.id = query.id
+                    item.index = UInt32(truncatingIfNeeded: index)
+                    guard attempt(PINHOLE_VIDIOC_QUERYMENU, &item) == 0 else { continue }
+                    menu.append((index, type == V4L2_CTRL_TYPE_MENU.rawValue ? cString(item.name) : String(item.value)))
+                }
+            }
+            result.append(V4L2ControlInfo(id: query.id, type: type, name: cString(query.name), minimum: query.minimum, maximum: query.maximum,
+                                          step: query.step, defaultValue: query.default_value, flags: query.flags, menu: menu))
+        }
+        return result
+    }
+
+    /// The current value of control `id`.
+    func value(of id: UInt32, is64Bit: Bool = false) throws(CaptureError) -> Int64 {
+        var value: Int64 = 0
+        guard pinhole_v4l2_get_control(fd, id, is64Bit ? 1 : 0, &value) == 0 else { throw V4L2Errno.error("VIDIOC_G_EXT_CTRLS", path: path) }
+        return value
+    }
+
+    /// Sets control `id`.
+    func setValue(_ value: Int64, of id: UInt32, is64Bit: Bool = false) throws(CaptureError) {
+        guard pinhole_v4l2_set_control(fd, id, is64Bit ? 1 : 0, value) == 0 else { throw V4L2Errno.error("VIDIOC_S_EXT_CTRLS", path: path) }
+    }
+
+    // MARK: - Buffers and streaming
+
+    /// Requests `count` mmap buffers, maps them all and returns how many the driver gave.
+    func allocateBuffers(count: Int) throws(CaptureError) -> Int {
+        unmapBuffers()
+        var request = v4l2_requestbuffers()
+        request.count = UInt32(count)
+        request.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        request.memory = V4L2_MEMORY_MMAP.rawValue
+        try control(PINHOLE_VIDIOC_REQBUFS, "VIDIOC_REQBUFS", &request)
+        guard request.count > 0 else { throw .streamFailed(device: path, reason: "the driver gave no buffers") }
+        for index in 0..<Int(request.count) {
+            var buffer = v4l2_buffer()
+            buffer.index = UInt32(index)
+            buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+            buffer.memory = V4L2_MEMORY_MMAP.rawValue
+            try control(PINHOLE_VIDIOC_QUERYBUF, "VIDIOC_QUERYBUF", &buffer)
+            let length = Int(buffer.length)
+            let pointer = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(pinhole_v4l2_buffer_offset(&buffer)))
+            guard let pointer, pointer != MAP_FAILED else {
+                let error = V4L2Errno.error("mmap", path: path)
+                unmapBuffers()
+                throw error
+            }
+            mappings.append((pointer, length))
+        }
+        return mappings.count
+    }
+
+    /// Unmaps every buffer and frees them in the driver (REQBUFS 0).
+    func unmapBuffers() {
+        guard !mappings.isEmpty else { return }
+        for mapping in mappings { munmap(mapping.pointer, mapping.length) }
+        mappings.removeAll()
+        var request = v4l2_requestbuffers()
+        request.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        request.memory = V4L2_MEMORY_MMAP.rawValue
+        _ = attempt(PINHOLE_VIDIOC_REQBUFS, &request)
+    }
+
+    /// The mapped memory of buffer `index`.
+    func memory(ofBuffer index: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: mappings[index].pointer, count: mappings[index].length)
+    }
+
+    /// Gives buffer `index` to the driver to fill.
+    func queueBuffer(_ index: Int) throws(CaptureError) {
+        var buffer = v4l2_buffer()
+        buffer.index = UInt32(index)
+        buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        buffer.memory = V4L2_MEMORY_MMAP.rawValue
+        try control(PINHOLE_VIDIOC_QBUF, "VIDIOC_QBUF", &buffer)
+    }
+
+    /// Takes a filled buffer back, or nil when none is ready (EAGAIN).
+    func dequeueBuffer() throws(CaptureError) -> V4L2DequeuedBuffer? {
+        var buffer = v4l2_buffer()
+        buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        buffer.memory = V4L2_MEMORY_MMAP.rawValue
+        guard pinhole_ioctl(fd, PINHOLE_VIDIOC_DQBUF, &buffer) == 0 else {
+            if errno == EAGAIN { return nil }
+            throw V4L2Errno.error("VIDIOC_DQBUF", path: path)
+        }
+        let nanoseconds = Int64(buffer.timestamp.tv_sec) * 1_000_000_000 + Int64(buffer.timestamp.tv_usec) * 1000
+        return V4L2DequeuedBuffer(index: Int(buffer.index), bytesUsed: Int(buffer.bytesused), sequence: buffer.sequence,
+                                  timestampNanoseconds: nanoseconds, hasError: buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0)
+    }
+
+    /// VIDIOC_STREAMON.
+    func streamOn() throws(CaptureError) {
+        var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+        try control(PINHOLE_VIDIOC_STREAMON, "VIDIOC_STREAMON", &type)
+    }
+
+    /// VIDIOC_STREAMOFF (errors ignored: used when stopping, including after an unplug).
+    func streamOff() {
+        var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+        _ = attempt(PINHOLE_VIDIOC_STREAMOFF, &type)
+    }
+
+    /// Waits up to `milliseconds` for a frame, an event or an error.
+    func poll(milliseconds: Int32) -> V4L2PollResult {
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN | POLLPRI), revents: 0)
+        let result = Glibc.poll(&descriptor, 1, milliseconds)
+        if result == 0 || (result < 0 && errno == EINTR) { return .timeout }
+        if result < 0 { return .error }
+        let events = Int32(descriptor.revents)
+        if events & Int32(POLLHUP) != 0 || events & Int32(POLLNVAL) != 0 { return .hangup }
+        if events & Int32(POLLERR) != 0 { return .error }
+        if events & Int32(POLLIN) != 0 { return .frameReady }
+        return .event
+    }
+}
+
+extension V4L2PixFormat {
+    /// Reads the interesting fields of a `v4l2_pix_format`.
+    init(_ pix: v4l2_pix_format) {
+        self.init(fourCC: pix.pixelformat, width: Int(pix.width), height: Int(pix.height), bytesPerLine: Int(pix.bytesperline),
+                  sizeImage: Int(pix.sizeimage), quantization: pix.quantization)
+    }
+}

@@ -1,0 +1,129 @@
+import CV4L2
+
+/// What VIDIOC_QUERYCAP says about a node.
+struct V4L2Capabilities: Sendable, Equatable {
+    /// Driver name, e.g. "uvcvideo" or "vivid".
+    var driver: String
+    /// The card's name, e.g. "Integrated Camera: Integrated C".
+    var card: String
+    /// Where it sits, e.g. "usb-0000:00:14.0-8" or "platform:vivid-000".
+    var busInfo: String
+    /// The node's own capabilities (V4L2_CAP_* of device_caps).
+    var deviceCaps: UInt32
+
+    /// A single-planar video capture node that streams.
+    var isStreamingCapture: Bool {
+        deviceCaps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0 && deviceCaps & UInt32(V4L2_CAP_STREAMING) != 0
+    }
+}
+
+/// A frame size the driver offers for one pixel format.
+enum V4L2FrameSize: Sendable, Equatable {
+    /// One exact size.
+    case discrete(width: Int, height: Int)
+    /// A range of sizes.
+    case stepwise(minWidth: Int, maxWidth: Int, stepWidth: Int, minHeight: Int, maxHeight: Int, stepHeight: Int)
+}
+
+/// A time per frame as a fraction of seconds (1/30 means 30 fps).
+public struct FrameInterval: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// Numerator in seconds.
+    public var numerator: Int
+    /// Denominator.
+    public var denominator: Int
+
+    /// An interval of `numerator`/`denominator` seconds.
+    public init(numerator: Int, denominator: Int) {
+        self.numerator = numerator
+        self.denominator = denominator
+    }
+
+    /// The interval of `fps` frames per second.
+    public init(framesPerSecond fps: Int) { self.init(numerator: 1, denominator: fps) }
+
+    /// Frames per second.
+    public var framesPerSecond: Double { numerator == 0 ? 0 : Double(denominator) / Double(numerator) }
+
+    /// Seconds per frame.
+    public var seconds: Double { denominator == 0 ? 0 : Double(numerator) / Double(denominator) }
+
+    /// "30 fps" or "7.5 fps".
+    public var description: String {
+        let fps = framesPerSecond
+        return fps == fps.rounded() ? "\(Int(fps)) fps" : "\((fps * 100).rounded() / 100) fps"
+    }
+
+    /// Shorter intervals (higher rates) sort first.
+    public static func < (a: FrameInterval, b: FrameInterval) -> Bool { a.seconds < b.seconds }
+}
+
+/// The format the driver actually set (VIDIOC_S_FMT/G_FMT).
+struct V4L2PixFormat: Sendable, Equatable {
+    var fourCC: UInt32
+    var width: Int
+    var height: Int
+    var bytesPerLine: Int
+    var sizeImage: Int
+    /// V4L2 quantization (0 default, 1 full range, 2 limited range).
+    var quantization: UInt32
+}
+
+/// A control as VIDIOC_QUERY_EXT_CTRL describes it.
+struct V4L2ControlInfo: Sendable, Equatable {
+    var id: UInt32
+    var type: UInt32
+    var name: String
+    var minimum: Int64
+    var maximum: Int64
+    var step: UInt64
+    var defaultValue: Int64
+    var flags: UInt32
+    /// Menu entries (index → name or integer value) for menu controls.
+    var menu: [(index: Int64, label: String)]
+
+    static func == (a: V4L2ControlInfo, b: V4L2ControlInfo) -> Bool {
+        a.id == b.id && a.type == b.type && a.name == b.name && a.minimum == b.minimum && a.maximum == b.maximum
+            && a.step == b.step && a.defaultValue == b.defaultValue && a.flags == b.flags && a.menu.map(\.index) == b.menu.map(\.index)
+            && a.menu.map(\.label) == b.menu.map(\.label)
+    }
+
+    var isDisabled: Bool { flags & UInt32(V4L2_CTRL_FLAG_DISABLED) != 0 }
+    var isReadOnly: Bool { flags & UInt32(V4L2_CTRL_FLAG_READ_ONLY) != 0 }
+    var isInactive: Bool { flags & UInt32(V4L2_CTRL_FLAG_INACTIVE) != 0 }
+    var is64Bit: Bool { type == V4L2_CTRL_TYPE_INTEGER64.rawValue }
+}
+
+/// A buffer taken back from the driver with VIDIOC_DQBUF.
+struct V4L2DequeuedBuffer: Sendable {
+    /// Which of the mapped buffers.
+    var index: Int
+    /// Bytes of payload.
+    var bytesUsed: Int
+    /// The driver's frame counter (gaps mean dropped frames).
+    var sequence: UInt32
+    /// Capture time on CLOCK_MONOTONIC, in nanoseconds.
+    var timestampNanoseconds: Int64
+    /// The driver flagged the data as damaged (V4L2_BUF_FLAG_ERROR).
+    var hasError: Bool
+}
+
+/// What `poll` saw.
+enum V4L2PollResult: Sendable, Equatable {
+    /// A frame is ready.
+    case frameReady
+    /// An event is pending (and perhaps a frame).
+    case event
+    /// Nothing within the timeout.
+    case timeout
+    /// The device reported an error (POLLERR) — fatal streaming error or unplug.
+    case error
+    /// The device hung up (unplugged).
+    case hangup
+}
+
+/// Reads a fixed-size C char array (imported as a tuple) as a string.
+func cString<T>(_ tuple: T) -> String {
+    withUnsafeBytes(of: tuple) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+    }
+}

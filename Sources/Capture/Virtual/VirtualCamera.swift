@@ -1,0 +1,72 @@
+import Synchronization
+
+/// Pinhole's test camera: always present, listed after real cameras, as a front/back pair.
+///
+/// It streams a moving test pattern (colour bars, a moving square, the frame number and the
+/// time) at common sizes and rates, in YUYV, NV12 and MJPEG, paced by the monotonic clock.
+/// Tests can make it fail the ways real cameras do: unplugged, busy, damaged or dropped frames,
+/// a failing stream start, a fatal streaming error.
+public enum VirtualCamera {
+    /// The faults a test can inject into a virtual camera.
+    public struct Faults: Sendable, Equatable {
+        /// The camera is unplugged: opening fails and a running stream ends with a disconnect.
+        public var unplugged = false
+        /// Another program holds the camera: starting a stream fails with "busy".
+        public var busy = false
+        /// Starting a stream fails (like VIDIOC_STREAMON returning an error).
+        public var failStart = false
+        /// The next frame fails with a fatal streaming error (cleared when it fires).
+        public var fatalError = false
+        /// Every n-th frame is marked damaged (0: never).
+        public var corruptEvery = 0
+        /// Every n-th frame is dropped, leaving a gap in sequence numbers (0: never).
+        public var dropEvery = 0
+
+        /// Faults as given (none by default).
+        public init(unplugged: Bool = false, busy: Bool = false, failStart: Bool = false, fatalError: Bool = false,
+                    corruptEvery: Int = 0, dropEvery: Int = 0) {
+            self.unplugged = unplugged
+            self.busy = busy
+            self.failStart = failStart
+            self.fatalError = fatalError
+            self.corruptEvery = corruptEvery
+            self.dropEvery = dropEvery
+        }
+    }
+
+    /// The ID of the front test camera.
+    public static let frontID = "pinhole-test-camera-front"
+    /// The ID of the back test camera.
+    public static let backID = "pinhole-test-camera-back"
+
+    /// The frame sizes offered (MJPEG up to 1920×1080).
+    static let sizes: [(Int, Int)] = [(640, 480), (1280, 720), (1920, 1080), (3840, 2160)]
+
+    private static let faults = Mutex<[String: Faults]>([:])
+    private static let streaming = Mutex<Set<String>>([])
+
+    /// The faults currently set on camera `id`.
+    public static func faults(for id: String) -> Faults {
+        faults.withLock { $0[id] ?? Faults() }
+    }
+
+    /// Replaces the faults of camera `id` (tests call this; `Faults()` clears them).
+    public static func setFaults(_ value: Faults, for id: String) {
+        faults.withLock { $0[id] = value }
+    }
+
+    /// Changes the faults of camera `id` in place.
+    public static func updateFaults(for id: String, _ change: (inout Faults) -> Void) {
+        faults.withLock { all in
+            var value = all[id] ?? Faults()
+            change(&value)
+            all[id] = value
+        }
+    }
+
+    /// Claims the camera for a stream; false if another stream in this process holds it.
+    static func claim(_ id: String) -> Bool { streaming.withLock { $0.insert(id).inserted } }
+
+    /// Releases a claim.
+    static func release(_ id: String) { _ = streaming.withLock { $0.remove(id) } }
+}

@@ -1,0 +1,162 @@
+import Glibc
+import Media
+
+/// The streaming side of a virtual camera: renders the test pattern into the camera's pixel
+/// format at the configured rate.
+final class VirtualCameraBackend: CameraBackend {
+    let id: String
+    let name: String
+    private var configuration: StreamConfiguration?
+    private var pattern: TestPattern?
+    private var canvas: PixelBuffer?
+    private var frame: PixelBuffer?
+    private var converter = PixelConverter()
+    private var encoder = JPEGEncoder()
+    private var startTime: Int64 = 0
+    private var frameIndex: UInt32 = 0
+    private var sequence: UInt32 = 0
+    private var claimed = false
+    private var controlValues: [ControlID: Int64] = [:]
+
+    /// Opens the virtual camera `id` (fails when it is "unplugged").
+    init(id: String, name: String) throws(CaptureError) {
+        guard !VirtualCamera.faults(for: id).unplugged else { throw .deviceDisconnected(device: name) }
+        self.id = id
+        self.name = name
+        for control in VirtualCameraBackend.controls { controlValues[control.id] = control.defaultValue }
+    }
+
+    deinit { stop() }
+
+    /// The controls the test camera offers (values are checked against their ranges, stored and read back).
+    static let controls: [DeviceControl] = [
+        DeviceControl(id: .brightness, name: "Brightness", kind: .integer, minimum: -64, maximum: 64, step: 1, defaultValue: 0, menu: [], isReadOnly: false),
+        DeviceControl(id: .contrast, name: "Contrast", kind: .integer, minimum: 0, maximum: 100, step: 1, defaultValue: 50, menu: [], isReadOnly: false),
+        DeviceControl(id: .continuousAutoFocus, name: "Focus, Automatic Continuous", kind: .boolean, minimum: 0, maximum: 1, step: 1, defaultValue: 1, menu: [], isReadOnly: false),
+        DeviceControl(id: .powerLineFrequency, name: "Power Line Frequency", kind: .menu, minimum: 0, maximum: 2, step: 1, defaultValue: 1,
+                      menu: [.init(value: 0, label: "Disabled"), .init(value: 1, label: "50 Hz"), .init(value: 2, label: "60 Hz")], isReadOnly: false),
+    ]
+
+    /// The formats the test camera offers.
+    static func formats() -> [(PixelFormat, Int, Int, [FrameInterval])] {
+        var result: [(PixelFormat, Int, Int, [FrameInterval])] = []
+        for format in [PixelFormat.yuyv, .nv12, .mjpeg] {
+            for (w, h) in VirtualCamera.sizes where !(format == .mjpeg && w > 1920) {
+                let rates = w <= 1280 ? [60, 30, 15] : [30, 15]
+                result.append((format, w, h, rates.map { FrameInterval(framesPerSecond: $0) }))
+            }
+        }
+        return result
+    }
+
+    func configure(_ request: StreamConfiguration) throws(CaptureError) -> StreamConfiguration {
+        let offered = VirtualCameraBackend.formats()
+        guard let match = offered.first(where: { $0.0 == request.pixelFormat && $0.1 == request.width && $0.2 == request.height }) else {
+            throw .unsupported("\(request.pixelFormat) at \(request.width)×\(request.height) on \(name)")
+        }
+        let interval = match.3.min { abs($0.seconds - request.frameInterval.seconds) < abs($1.seconds - request.frameInterval.seconds) } ?? match.3[0]
+        var set = request
+        set.frameInterval = interval
+        do {
+            pattern = try TestPattern(width: set.width, height: set.height)
+            canvas = try PixelBuffer(format: .bgra, width: set.width, height: set.height, rowAlignment: 64)
+            frame = try PixelBuffer(format: set.pixelFormat, width: set.width, height: set.height, rowAlignment: 64,
+                                    compressedCapacity: set.width * set.height * 2)
+        } catch {
+            throw .media(error)
+        }
+        configuration = set
+        return set
+    }
+
+    func start() throws(CaptureError) {
+        let faults = VirtualCamera.faults(for: id)
+        if faults.unplugged { throw .deviceDisconnected(device: name) }
+        if faults.busy { throw .deviceBusy(device: name) }
+        if faults.failStart { throw .streamFailed(device: name, reason: "VIDIOC_STREAMON: input/output error") }
+        guard configuration != nil else { throw .invalidConfiguration("the test camera was started before being configured") }
+        guard VirtualCamera.claim(id) else { throw .deviceBusy(device: name) }
+        claimed = true
+        startTime = VirtualCameraBackend.monotonicNanoseconds()
+        frameIndex = 0
+        sequence = 0
+    }
+
+    func stop() {
+        if claimed { VirtualCamera.release(id) }
+        claimed = false
+    }
+
+    func nextFrame(timeout: Double, _ body: (RawFrame) throws(CaptureError) -> Void) throws(CaptureError) -> FrameWait {
+        guard claimed, let configuration, let pattern, let canvas, let frame else {
+            throw .invalidConfiguration("the test camera is not streaming")
+        }
+        let interval = Int64(configuration.frameInterval.seconds * 1e9)
+        let due = startTime + Int64(frameIndex) * interval
+        let now = VirtualCameraBackend.monotonicNanoseconds()
+        if due > now {
+            let deadline = now + min(due - now, Int64(timeout * 1e9))
+            var until = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+            while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nil) == EINTR {}
+            if due - now > Int64(timeout * 1e9) { return .timeout }
+        }
+        let faults = VirtualCamera.faults(for: id)
+        if faults.unplugged { throw .deviceDisconnected(device: name) }
+        if faults.fatalError {
+            VirtualCamera.updateFaults(for: id) { $0.fatalError = false }
+            throw .streamFailed(device: name, reason: "fatal streaming error")
+        }
+        frameIndex += 1
+        sequence += 1
+        if faults.dropEvery > 0, sequence % UInt32(faults.dropEvery) == 0 {
+            sequence += 1  // the driver skipped a frame: a gap in sequence numbers
+        }
+        if faults.corruptEvery > 0, sequence % UInt32(faults.corruptEvery) == 0 {
+            return .corrupt
+        }
+        var wall = timespec()
+        clock_gettime(CLOCK_REALTIME, &wall)
+        var local = tm()
+        var seconds = wall.tv_sec
+        localtime_r(&seconds, &local)
+        let wallClock = (Int(local.tm_hour) * 3600 + Int(local.tm_min) * 60 + Int(local.tm_sec)) * 1000 + wall.tv_nsec / 1_000_000
+        pattern.draw(frame: sequence, wallClockMilliseconds: wallClock, into: canvas)
+        do {
+            if configuration.pixelFormat == .mjpeg {
+                let size = try encoder.encode(canvas, quality: 85, subsampling: .s422) { bytes throws(MediaError) in
+                    frame.baseAddress.copyMemory(from: bytes.baseAddress!, byteCount: min(bytes.count, frame.capacity))
+                    return bytes.count
+                }
+                frame.payloadSize = size
+            } else {
+                try converter.convert(canvas, into: frame)
+            }
+        } catch {
+            throw .media(error)
+        }
+        try body(RawFrame(buffer: frame, timestampNanoseconds: VirtualCameraBackend.monotonicNanoseconds(), sequence: sequence))
+        return .delivered
+    }
+
+    func value(of control: ControlID) throws(CaptureError) -> Int64 {
+        guard let value = controlValues[control] else { throw .unsupported("control \(control) on \(name)") }
+        return value
+    }
+
+    func setValue(_ value: Int64, of control: ControlID) throws(CaptureError) {
+        guard let description = VirtualCameraBackend.controls.first(where: { $0.id == control }) else {
+            throw .unsupported("control \(control) on \(name)")
+        }
+        guard (description.minimum...description.maximum).contains(value) else {
+            throw .unsupported("\(control) = \(value) (range \(description.minimum)…\(description.maximum))")
+        }
+        controlValues[control] = value
+    }
+
+    /// CLOCK_MONOTONIC in nanoseconds.
+    static func monotonicNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+}
