@@ -56,7 +56,7 @@ enum DeviceScanner {
             if case .accessDenied = error {
                 let node = String(path.split(separator: "/").last ?? "")
                 let name = (try? String(decoding: FileBytes.read(path: "/sys/class/video4linux/\(node)/name", limit: 4096), as: UTF8.self))?
-                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? node
+                    .trimmedWhitespace() ?? node
                 return CaptureDevice(uniqueID: byIDName(for: path) ?? "v4l2:\(node)", localizedName: name, position: .unspecified,
                                      deviceType: .external, formats: [], controls: [], source: .v4l2(path: path))
             }

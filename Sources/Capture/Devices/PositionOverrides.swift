@@ -17,7 +17,7 @@ enum PositionOverrides {
         guard let bytes = try? FileBytes.read(path: path, limit: 1 << 20) else { return nil }
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
             let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let parts = content.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = content.split(separator: "=", maxSplits: 1).map { $0.trimmedWhitespace() }
             if parts.count == 2, parts[0] == id, let position = CaptureDevice.Position(rawValue: parts[1]) { return position }
         }
         return nil
@@ -25,27 +25,12 @@ enum PositionOverrides {
 }
 
 extension StringProtocol {
-    /// The string without leading and trailing characters in `set` (Foundation-free).
-    func trimmingCharacters(in set: CharacterSetLite) -> String {
+    /// The string without leading and trailing whitespace (spaces, tabs, line breaks).
+    func trimmedWhitespace() -> String {
         let characters = Array(self)
         var start = 0, end = characters.count
-        while start < end, set.contains(characters[start]) { start += 1 }
-        while end > start, set.contains(characters[end - 1]) { end -= 1 }
+        while start < end, characters[start].isWhitespace { start += 1 }
+        while end > start, characters[end - 1].isWhitespace { end -= 1 }
         return String(characters[start..<end])
-    }
-}
-
-/// The few character sets trimming needs, without Foundation.
-enum CharacterSetLite {
-    /// Spaces and tabs.
-    case whitespaces
-    /// Spaces, tabs and line breaks.
-    case whitespacesAndNewlines
-
-    func contains(_ character: Character) -> Bool {
-        switch self {
-        case .whitespaces: character == " " || character == "\t"
-        case .whitespacesAndNewlines: character.isWhitespace
-        }
     }
 }
