@@ -31,6 +31,24 @@ struct ThumbnailTests {
         #expect(notEnlarged.width == 50 && notEnlarged.height == 40)
     }
 
+    @Test("a JPEG with EXIF orientation gives an upright thumbnail", arguments: ExifOrientation.allCases)
+    func orientation(orientation: ExifOrientation) throws {
+        // Stored 400×300: left half red, right half blue, top band green.
+        let stored = try PixelBuffer(format: .bgra, width: 400, height: 300, bytes: packFrame(.bgra, width: 400, height: 300) { x, y in
+            y < 60 ? RGB(r: 0, g: 200, b: 0) : (x < 200 ? RGB(r: 220, g: 0, b: 0) : RGB(r: 0, g: 0, b: 220))
+        })
+        let jpeg = try JPEGExif.inserting(ExifMetadata(orientation: orientation), into: JPEGEncoder().encode(stored, quality: 95))
+        let thumbnail = try thumbnailer.thumbnail(of: jpeg, longestSide: 200)
+        let reference = try PixelTransform.upright(PixelTransform.scaled(stored, width: 200, height: 150, filter: .box), orientation: orientation)
+        #expect(thumbnail.width == (orientation.swapsWidthAndHeight ? 150 : 200))
+        #expect(meanAbsoluteError(reference, thumbnail) < 4)
+        // Independent check of one case: "Rotate 90 CW" puts the stored top band on the right.
+        if orientation == .right {
+            let p = thumbnail.bgraPixel(x: 145, y: 100)
+            #expect(p.g > 150 && p.r < 60 && p.b < 60, "\(p)")
+        }
+    }
+
     @Test("files: thumbnails from a path, and clear errors for directories, missing files and non-images")
     func files() throws {
         let folder = try TemporaryFolder()

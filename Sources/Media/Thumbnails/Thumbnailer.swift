@@ -24,8 +24,8 @@ public enum ThumbnailSize: Int, Sendable, CaseIterable {
 ///
 /// JPEGs decode with DCT scaling (1/2, 1/4, 1/8), so a 12 MP photo is never decoded at full size
 /// for a 256 px thumbnail; HEIF uses the file's embedded thumbnail when it is large enough; PNG
-/// decodes fully (it has no cheaper path). The result is box-filtered down to fit and is never
-/// enlarged.
+/// decodes fully (it has no cheaper path). The result is box-filtered down to fit, is never
+/// enlarged, and is turned upright by the JPEG's EXIF orientation (libheif applies HEIF's own).
 public struct Thumbnailer: Sendable {
     private let decoder = JPEGDecoder()
 
@@ -52,8 +52,10 @@ public struct Thumbnailer: Sendable {
             decoded = try HEIFCodec.decode(data, to: .bgra, preferThumbnailOf: longestSide)
         }
         let size = PixelTransform.fitting(width: decoded.width, height: decoded.height, longestSide: longestSide)
-        if size.width == decoded.width, size.height == decoded.height { return decoded }
-        return try PixelTransform.scaled(decoded, width: size.width, height: size.height, filter: .box)
+        let fitted = size.width == decoded.width && size.height == decoded.height
+            ? decoded : try PixelTransform.scaled(decoded, width: size.width, height: size.height, filter: .box)
+        guard kind == .jpeg, let orientation = (try? JPEGExif.metadata(in: data))??.orientation else { return fitted }
+        return try PixelTransform.upright(fitted, orientation: orientation)
     }
 
     /// A BGRA thumbnail of the image file at `path`.

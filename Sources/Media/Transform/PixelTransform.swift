@@ -144,6 +144,16 @@ public enum PixelTransform {
         return destination
     }
 
+    /// The picture as it should be shown: `source` (stored pixels) mirrored and rotated as its
+    /// EXIF `orientation` says (allocates; BGRA, I420 and GREY).
+    public static func upright(_ source: PixelBuffer, orientation: ExifOrientation) throws(MediaError) -> PixelBuffer {
+        var image = source
+        if orientation.isMirrored { image = try mirrored(image) }
+        let rotation = try Rotation(degrees: orientation.clockwiseRotation)
+        if rotation != .none { image = try rotated(image, by: rotation) }
+        return image
+    }
+
     /// The size that fits `width`×`height` into a square of `longestSide`, keeping the aspect ratio (at least 1×1).
     public static func fitting(width: Int, height: Int, longestSide: Int) -> (width: Int, height: Int) {
         guard width > longestSide || height > longestSide else { return (width, height) }
