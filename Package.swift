@@ -22,7 +22,9 @@ let package = Package(
 
         .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CHeif", "CExif", "CPNG"]),
         .target(name: "Capture", dependencies: ["Media", "CV4L2"]),
-        .testTarget(name: "MediaTests", dependencies: ["Media", "CYUV"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Media"]),
+        // Helpers the test targets share: running independent tools (exiftool, pngcheck, …), temporary folders.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "CYUV", "TestSupport"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Media", "TestSupport"]),
     ]
 )

@@ -42,6 +42,7 @@ static void flush_data(png_structp png) { (void)png; }
 int pinhole_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
                        int channels, int bgr, int level, int filters,
                        const char *const *text_keys, const char *const *text_values, int text_count,
+                       const uint8_t *exif, uint32_t exif_size,
                        pinhole_png_buffer *out, char *error) {
     error_context context;
     context.message = error;
@@ -80,6 +81,7 @@ int pinhole_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, s
         png_set_text(png, info, texts, text_count);
         free(texts);
     }
+    if (exif && exif_size > 0) png_set_eXIf_1(png, info, exif_size, (png_bytep)exif);
     png_write_info(png, info);
     if (bgr) png_set_bgr(png);
     for (uint32_t y = 0; y < height; y++) {

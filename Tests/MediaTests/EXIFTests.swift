@@ -1,6 +1,7 @@
 import Foundation
 import Media
 import Testing
+import TestSupport
 
 // MARK: - Fixtures
 

@@ -1,5 +1,6 @@
 import Media
 import Testing
+import TestSupport
 
 @Suite("HEIF")
 struct HEIFTests {
@@ -21,9 +22,8 @@ struct HEIFTests {
         #expect(error < 4, "mean error \(error)")
         #expect(ImageKind(sniffing: heif) == .heif)
 
-        let folder = try TemporaryFolder()
-        defer { folder.cleanup() }
-        let path = try folder.write(heif, to: "image.heic")
+        let folder = try TemporaryDirectory()
+        let path = try folder.file("image.heic", heif).path
         let info = try runTool("heif-info", [path])
         #expect(info.status == 0, "\(info.stderr)")
         #expect(info.stdout.contains("320x240"))

@@ -1,5 +1,6 @@
 import Media
 import Testing
+import TestSupport
 
 @Suite("JPEG")
 struct JPEGTests {

@@ -1,5 +1,6 @@
 import Media
 import Testing
+import TestSupport
 
 @Suite("PNG")
 struct PNGTests {
@@ -14,9 +15,8 @@ struct PNGTests {
         let decoded = try PNGCodec.decode(png, to: format)
         #expect(decoded.packedBytes() == source.packedBytes(), "PNG must be lossless for \(format)")
 
-        let folder = try TemporaryFolder()
-        defer { folder.cleanup() }
-        let path = try folder.write(png, to: "image.png")
+        let folder = try TemporaryDirectory()
+        let path = try folder.file("image.png", png).path
         let check = try runTool("pngcheck", ["-t", path])
         #expect(check.status == 0, "pngcheck: \(check.stdout) \(check.stderr)")
         #expect(check.stdout.contains("Thumb::URI"))

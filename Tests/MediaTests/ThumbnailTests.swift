@@ -1,5 +1,6 @@
 import Media
 import Testing
+import TestSupport
 
 @Suite("Thumbnails")
 struct ThumbnailTests {
@@ -51,13 +52,12 @@ struct ThumbnailTests {
 
     @Test("files: thumbnails from a path, and clear errors for directories, missing files and non-images")
     func files() throws {
-        let folder = try TemporaryFolder()
-        defer { folder.cleanup() }
-        let path = try folder.write(JPEGEncoder().encode(photoLikeImage(width: 640, height: 480)), to: "photo.jpg")
+        let folder = try TemporaryDirectory()
+        let path = try folder.file("photo.jpg", JPEGEncoder().encode(photoLikeImage(width: 640, height: 480))).path
         #expect(try thumbnailer.thumbnail(ofFile: path, longestSide: 128).width == 128)
         #expect(throws: MediaError.self) { try thumbnailer.thumbnail(ofFile: folder.url.path, longestSide: 128) }
         #expect(throws: MediaError.self) { try thumbnailer.thumbnail(ofFile: folder.path("missing.jpg"), longestSide: 128) }
-        let junk = try folder.write(randomBytes(1000, seed: 1), to: "junk.png")
+        let junk = try folder.file("junk.png", randomBytes(1000, seed: 1)).path
         do {
             _ = try thumbnailer.thumbnail(ofFile: junk, longestSide: 128)
             Issue.record("random bytes made a thumbnail")

@@ -31,10 +31,12 @@ typedef struct pinhole_png_info {
 
 /// Encodes 8-bit rows. channels: 1 (grey), 3 (RGB), 4 (RGBA); bgr != 0 means B,G,R(,A) in memory.
 /// level: zlib level 0-9; filters: a PNG_FILTER_* mask (0 = libpng's default choice).
-/// text_keys/text_values: optional tEXt chunks (count may be 0).
+/// text_keys/text_values: optional tEXt chunks (count may be 0). exif: an optional eXIf chunk
+/// (a TIFF block, without the "Exif\0\0" header), exif_size 0 for none.
 int pinhole_png_encode(const uint8_t *pixels, uint32_t width, uint32_t height, size_t stride,
                        int channels, int bgr, int level, int filters,
                        const char *const *text_keys, const char *const *text_values, int text_count,
+                       const uint8_t *exif, uint32_t exif_size,
                        pinhole_png_buffer *out, char *error);
 
 /// Frees a buffer filled by pinhole_png_encode.

@@ -46,8 +46,10 @@ public struct PNGInfo: Sendable, Equatable {
 /// anything, so a 100 000 × 100 000 header in a tiny file costs nothing.
 public enum PNGCodec {
     /// Encodes a GREY, RGB24, BGR24, RGBA or BGRA buffer (YUV buffers are converted to BGRA first),
-    /// with optional tEXt chunks (key, value), in order.
-    public static func encode(_ buffer: PixelBuffer, compression: PNGCompression = .fast, text: [(key: String, value: String)] = []) throws(MediaError) -> [UInt8] {
+    /// with optional tEXt chunks (key, value), in order, and an optional eXIf chunk from an EXIF
+    /// payload ("Exif\0\0" + TIFF, as `ExifMetadata.encoded()` makes; the header is dropped).
+    public static func encode(_ buffer: PixelBuffer, compression: PNGCompression = .fast, text: [(key: String, value: String)] = [],
+                              exif: [UInt8]? = nil) throws(MediaError) -> [UInt8] {
         let source: PixelBuffer
         switch buffer.format {
         case .grey, .rgb24, .bgr24, .rgba, .bgra: source = buffer
@@ -72,11 +74,14 @@ public enum PNGCodec {
         defer { keys.forEach { free($0) }; values.forEach { free($0) } }
         var keyPointers: [UnsafePointer<CChar>?] = keys.map { UnsafePointer($0) }
         var valuePointers: [UnsafePointer<CChar>?] = values.map { UnsafePointer($0) }
+        let tiff = exif.map { $0.starts(with: ExifPayload.header) ? Array($0.dropFirst(ExifPayload.header.count)) : $0 } ?? []
         let result = keyPointers.withUnsafeMutableBufferPointer { k in
             valuePointers.withUnsafeMutableBufferPointer { v in
-                pinhole_png_encode(source.baseAddress(ofPlane: 0), UInt32(source.width), UInt32(source.height), source.planes[0].bytesPerRow,
-                                   channels, bgr, compression.level, compression.filters,
-                                   k.baseAddress, v.baseAddress, Int32(text.count), &output, &error)
+                tiff.withUnsafeBufferPointer { e in
+                    pinhole_png_encode(source.baseAddress(ofPlane: 0), UInt32(source.width), UInt32(source.height), source.planes[0].bytesPerRow,
+                                       channels, bgr, compression.level, compression.filters,
+                                       k.baseAddress, v.baseAddress, Int32(text.count), e.baseAddress, UInt32(e.count), &output, &error)
+                }
             }
         }
         guard result == 0 else { throw .encoderFailed(format: "PNG", reason: error.nulTerminatedString) }

@@ -1,4 +1,5 @@
 import Media
+import TestSupport
 
 /// An RGB colour for tests.
 struct RGB: Equatable, CustomStringConvertible {

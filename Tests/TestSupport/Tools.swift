@@ -2,15 +2,18 @@ import Foundation
 import Testing
 
 /// What an external program printed and how it ended.
-struct ToolResult {
-    var status: Int32
-    var stdout: String
-    var stderr: String
+public struct ToolResult {
+    /// The exit status.
+    public var status: Int32
+    /// Standard output.
+    public var stdout: String
+    /// Standard error.
+    public var stderr: String
 }
 
 /// Runs an independent tool (exiftool, pngcheck, heif-info, …) found on PATH. A missing tool is
 /// a failure, not a skip: the tests exist to have files checked by programs we did not write.
-func runTool(_ name: String, _ arguments: [String]) throws -> ToolResult {
+public func runTool(_ name: String, _ arguments: [String]) throws -> ToolResult {
     let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
     guard let executable = paths.map({ "\($0)/\(name)" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
         Issue.record("\(name) is not installed; run scripts/setup")
@@ -29,30 +32,8 @@ func runTool(_ name: String, _ arguments: [String]) throws -> ToolResult {
     return ToolResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
 }
 
-/// A fresh temporary folder for one test, removed by `cleanup()`.
-struct TemporaryFolder {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("pinhole-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    /// A path inside the folder.
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-
-    /// Writes bytes to a file in the folder and returns its path.
-    func write(_ bytes: [UInt8], to name: String) throws -> String {
-        let path = self.path(name)
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-
-    func cleanup() { try? FileManager.default.removeItem(at: url) }
-}
-
 /// CRC-32 as PNG uses it, for crafting test files by hand.
-func crc32(_ bytes: [UInt8]) -> UInt32 {
+public func crc32(_ bytes: [UInt8]) -> UInt32 {
     var crc: UInt32 = 0xFFFF_FFFF
     for byte in bytes {
         crc ^= UInt32(byte)
@@ -62,14 +43,14 @@ func crc32(_ bytes: [UInt8]) -> UInt32 {
 }
 
 /// A PNG chunk with its length and CRC.
-func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+public func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
     func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
     let body = Array(type.utf8) + data
     return be(UInt32(data.count)) + body + be(crc32(body))
 }
 
 /// A tiny, valid-looking PNG whose header claims `width`×`height` (a decompression bomb when large).
-func pngHeaderOnly(width: UInt32, height: UInt32) -> [UInt8] {
+public func pngHeaderOnly(width: UInt32, height: UInt32) -> [UInt8] {
     func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
     let ihdr = be(width) + be(height) + [8, 6, 0, 0, 0]
     // An IDAT holding a few bytes of a zlib stream of zeros: enough to start inflating.
@@ -78,7 +59,7 @@ func pngHeaderOnly(width: UInt32, height: UInt32) -> [UInt8] {
 }
 
 /// Deterministic pseudo-random bytes.
-func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
+public func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
     var state = seed
     return (0..<count).map { _ in
         state = state &* 6364136223846793005 &+ 1442695040888963407

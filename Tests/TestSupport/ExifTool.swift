@@ -3,13 +3,13 @@ import Testing
 
 /// Runs exiftool (Debian's libimage-exiftool-perl), the independent reader and writer the EXIF
 /// tests check Pinhole's files against.
-struct ExifTool {
+public struct ExifTool {
     /// Where the executable is.
-    let url: URL
+    public let url: URL
 
     /// Finds exiftool on PATH (or in /usr/bin). When it is missing this records a failure telling
     /// to run scripts/setup and throws, so tests that need it fail instead of being skipped.
-    static func locate(sourceLocation: SourceLocation = #_sourceLocation) throws -> ExifTool {
+    public static func locate(sourceLocation: SourceLocation = #_sourceLocation) throws -> ExifTool {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         let directories = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
         let found = directories.map { URL(fileURLWithPath: $0).appendingPathComponent("exiftool") }
@@ -21,7 +21,7 @@ struct ExifTool {
 
     /// Runs exiftool with `arguments`; returns its standard output. Throws when it exits non-zero.
     @discardableResult
-    func run(_ arguments: [String]) throws -> Data {
+    public func run(_ arguments: [String]) throws -> Data {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
@@ -40,7 +40,7 @@ struct ExifTool {
 
     /// The tags exiftool reads from each of `files` (`-j`, plus `options`: numbers with `-n`,
     /// group-prefixed names such as "EXIF:Make" with `-G`), in the order of `files`.
-    func tags(_ files: [URL], options: [String] = ["-n", "-G", "-a"]) throws -> [[String: Any]] {
+    public func tags(_ files: [URL], options: [String] = ["-n", "-G", "-a"]) throws -> [[String: Any]] {
         let data = try run(["-j"] + options + files.map(\.path))
         let array = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]], "exiftool did not print a JSON array")
         return try files.map { file in
@@ -49,18 +49,18 @@ struct ExifTool {
     }
 
     /// The tags of one file; see `tags(_:options:)`.
-    func tags(_ file: URL, options: [String] = ["-n", "-G", "-a"]) throws -> [String: Any] {
+    public func tags(_ file: URL, options: [String] = ["-n", "-G", "-a"]) throws -> [String: Any] {
         try tags([file], options: options)[0]
     }
 
     /// Writes tags into `file` in place (`-TAG=VALUE` assignments), without a backup copy.
-    func write(_ file: URL, _ assignments: [String]) throws {
+    public func write(_ file: URL, _ assignments: [String]) throws {
         try run(["-q", "-overwrite_original"] + assignments + [file.path])
     }
 }
 
 /// exiftool exited with an error.
-struct ExifToolFailure: Error, CustomStringConvertible {
+public struct ExifToolFailure: Error, CustomStringConvertible {
     /// What it was run with.
     let arguments: [String]
     /// Its exit status.
@@ -69,17 +69,17 @@ struct ExifToolFailure: Error, CustomStringConvertible {
     let message: String
 
     /// A one-line summary.
-    var description: String { "exiftool \(arguments.joined(separator: " ")) exited with \(status): \(message)" }
+    public var description: String { "exiftool \(arguments.joined(separator: " ")) exited with \(status): \(message)" }
 }
 
 /// A fresh directory under the system's temporary directory, removed with everything in it when
 /// the value dies.
-final class TemporaryDirectory {
+public final class TemporaryDirectory {
     /// The directory.
-    let url: URL
+    public let url: URL
 
     /// Creates a directory with a unique name.
-    init() throws {
+    public init() throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("pinhole-tests-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
@@ -88,20 +88,23 @@ final class TemporaryDirectory {
     deinit { try? FileManager.default.removeItem(at: url) }
 
     /// Writes `bytes` to a file called `name` in the directory and returns its URL.
-    func file(_ name: String, _ bytes: [UInt8]) throws -> URL {
+    public func file(_ name: String, _ bytes: [UInt8]) throws -> URL {
         let file = url.appendingPathComponent(name)
         try Data(bytes).write(to: file)
         return file
     }
 
+    /// The path of `name` inside the directory (the file need not exist).
+    public func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
     /// The bytes of the file called `name` in the directory.
-    func read(_ file: URL) throws -> [UInt8] {
+    public func read(_ file: URL) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: file))
     }
 }
 
 /// A number from exiftool's JSON, which prints numbers bare and some values as strings.
-func jsonNumber(_ value: Any?) -> Double? {
+public func jsonNumber(_ value: Any?) -> Double? {
     switch value {
     case let number as NSNumber: number.doubleValue
     case let string as String: Double(string)
@@ -110,7 +113,7 @@ func jsonNumber(_ value: Any?) -> Double? {
 }
 
 /// A value from exiftool's JSON as text: strings as they are, numbers in their shortest form.
-func jsonText(_ value: Any?) -> String? {
+public func jsonText(_ value: Any?) -> String? {
     switch value {
     case let string as String: string
     case let number as NSNumber: number.stringValue
