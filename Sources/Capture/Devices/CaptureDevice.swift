@@ -92,6 +92,8 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
     public let uniqueID: String
     /// The camera's name, for people.
     public let localizedName: String
+    /// Who made it (USB manufacturer string, else the driver's name), for EXIF Make.
+    public let manufacturer: String?
     /// Where it looks.
     public let position: Position
     /// What kind of camera.
@@ -117,10 +119,11 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
     }
     let state = Mutex(State())
 
-    init(uniqueID: String, localizedName: String, position: Position, deviceType: DeviceType, formats: [Format],
+    init(uniqueID: String, localizedName: String, manufacturer: String? = nil, position: Position, deviceType: DeviceType, formats: [Format],
          controls: [DeviceControl], source: Source) {
         self.uniqueID = uniqueID
         self.localizedName = localizedName
+        self.manufacturer = manufacturer
         self.position = position
         self.deviceType = deviceType
         self.formats = formats

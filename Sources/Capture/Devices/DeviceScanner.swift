@@ -41,7 +41,7 @@ enum DeviceScanner {
         let formats = groupedFormats(VirtualCameraBackend.formats().map { ($0.0, $0.1, $0.2, $0.3) })
         return [(VirtualCamera.frontID, "Pinhole Test Camera (front)", CaptureDevice.Position.front),
                 (VirtualCamera.backID, "Pinhole Test Camera (back)", .back)].map { id, name, position in
-            CaptureDevice(uniqueID: id, localizedName: name, position: position, deviceType: .virtual, formats: formats,
+            CaptureDevice(uniqueID: id, localizedName: name, manufacturer: "Pinhole", position: position, deviceType: .virtual, formats: formats,
                           controls: VirtualCameraBackend.controls, source: .virtual)
         }
     }
@@ -82,7 +82,10 @@ enum DeviceScanner {
         var position: CaptureDevice.Position = integrated ? .front : (lower.contains("back") || lower.contains("rear") ? .back : (isUSB ? .external : .unspecified))
         if let override = PositionOverrides.position(for: id) { position = override }
         let type: CaptureDevice.DeviceType = isUSB && !integrated ? .external : .builtIn
-        return CaptureDevice(uniqueID: id, localizedName: caps.card, position: position, deviceType: type,
+        let node = String(path.split(separator: "/").last ?? "")
+        let usbManufacturer = (try? FileBytes.read(path: "/sys/class/video4linux/\(node)/device/../manufacturer", limit: 4096))
+            .map { String(decoding: $0, as: UTF8.self).trimmedWhitespace() }
+        return CaptureDevice(uniqueID: id, localizedName: caps.card, manufacturer: usbManufacturer ?? caps.driver, position: position, deviceType: type,
                              formats: groupedFormats(raw), controls: controls, source: .v4l2(path: path))
     }
 

@@ -102,6 +102,7 @@ public final class CaptureSession: Sendable {
     private let staged = Mutex<Configuration?>(nil)
     private let run = Mutex(RunStateBox())
     private let depth = Mutex(0)
+    private let streamOverride = Mutex<StreamConfiguration?>(nil)
 
     /// Makes an idle session.
     public init() {}
@@ -151,6 +152,7 @@ public final class CaptureSession: Sendable {
     /// Adds an output.
     public func addOutput(_ output: any CaptureOutput) {
         guard output is FrameConsumer else { return }
+        (output as? PhotoOutput)?.attach(to: self)
         change { $0.outputs.append(output) }
     }
 
@@ -158,6 +160,7 @@ public final class CaptureSession: Sendable {
     public func removeOutput(_ output: any CaptureOutput) {
         change { $0.outputs.removeAll { $0 === output } }
         (output as? VideoDataOutput)?.finish()
+        (output as? PhotoOutput)?.attach(to: nil)
     }
 
     /// Starts a group of changes that apply together at `commitConfiguration()`.
@@ -271,13 +274,35 @@ public final class CaptureSession: Sendable {
         }
     }
 
+    /// Switches a running stream to `configuration` (a photo's larger still format), or back to
+    /// the preset's choice with nil. Outputs keep their state; frames pause for the switch.
+    func switchStream(to configuration: StreamConfiguration?) async throws(CaptureError) {
+        let result: Result<Void, CaptureError> = await withCheckedContinuation { continuation in
+            queue.async {
+                self.streamOverride.withLock { $0 = configuration }
+                guard self.run.withLock({ $0.state.running }) else {
+                    continuation.resume(returning: .failure(.invalidConfiguration("the session is not running")))
+                    return
+                }
+                self.stopLocked(emitStopped: false)
+                continuation.resume(returning: Result { () throws(CaptureError) in try self.startLocked() })
+            }
+        }
+        try result.get()
+    }
+
     // MARK: - Internals (on `queue`)
 
     private func startLocked() throws(CaptureError) {
         guard !run.withLock({ $0.state.running }) else { return }
         let config = configuration.withLock { $0 }
         guard let device = config.inputs.first?.device else { throw .invalidConfiguration("the session has no camera input") }
-        let wanted = try CaptureSession.streamConfiguration(for: device, preset: config.preset)
+        let wanted: StreamConfiguration
+        if let override = streamOverride.withLock({ $0 }) {
+            wanted = override
+        } else {
+            wanted = try CaptureSession.streamConfiguration(for: device, preset: config.preset)
+        }
         do {
             try open(device: device, wanted: wanted, outputs: config.outputs)
         } catch {
