@@ -21,154 +21,156 @@ func photoSession(_ device: CaptureDevice, preset: CaptureSession.Preset = .vga6
 /// Waits until the photo output has seen a few frames.
 func warmUp() async { try? await Task.sleep(for: .milliseconds(150)) }
 
-@Suite("Photos from the virtual test camera", .serialized)
-struct PhotoOutputTests {
-    let back = try! CaptureDevice.device(withID: "test-back")
-    let front = try! CaptureDevice.device(withID: "test-front")
+extension VirtualCameraSuites {
+    @Suite("Photos from the virtual test camera")
+    struct PhotoOutputTests {
+        let back = try! CaptureDevice.device(withID: "test-back")
+        let front = try! CaptureDevice.device(withID: "test-front")
 
-    init() {
-        VirtualCamera.setFaults(.init(), for: VirtualCamera.backID)
-        VirtualCamera.setFaults(.init(), for: VirtualCamera.frontID)
-    }
-
-    @Test("a .speed photo at the stream size is the frame already captured, with EXIF exiftool reads back")
-    func zeroShutterLag() async throws {
-        let (session, photoOutput, _) = try photoSession(back)
-        defer { session.stopRunning() }
-        await warmUp()
-        var monotonic = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &monotonic)
-        let requested = Int64(monotonic.tv_sec) * 1_000_000_000 + Int64(monotonic.tv_nsec)
-        let photo = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480), photoQualityPrioritization: .speed))
-        // The frame is at most one frame interval (1/60 s here) older than the request, never newer.
-        #expect(photo.timestampNanoseconds <= requested)
-        #expect(requested - photo.timestampNanoseconds < 40_000_000)
-        #expect(photo.resolvedSettings.photoDimensions == .init(width: 640, height: 480))
-        #expect(!photo.resolvedSettings.switchedFormat)
-
-        let folder = try TemporaryDirectory()
-        let path = try photo.write(to: folder.path("Photo.jpg"))
-        let tags = try ExifTool.locate().tags(URL(fileURLWithPath: path))
-        #expect(jsonText(tags["EXIF:Make"]) == "Pinhole")
-        #expect(jsonText(tags["EXIF:Model"]) == "Pinhole Test Camera (back)")
-        #expect(jsonText(tags["EXIF:Software"])?.hasPrefix("Pinhole ") == true)
-        #expect(jsonNumber(tags["EXIF:Orientation"]) == 1)
-        #expect(jsonNumber(tags["EXIF:ExifImageWidth"]) == 640)
-        #expect(jsonNumber(tags["File:ImageWidth"]) == 640 && jsonNumber(tags["File:ImageHeight"]) == 480)
-        #expect(jsonText(tags["EXIF:SubSecTimeOriginal"])?.count == 3)
-        #expect(jsonText(tags["EXIF:OffsetTimeOriginal"]) != nil)
-        // The pixels are the test pattern's bars.
-        let pixels = try JPEGDecoder().decode(try folder.read(URL(fileURLWithPath: path)))
-        let white = pixels.bgraPixel(x: 40, y: 200), red = pixels.bgraPixel(x: 5 * 80 + 40, y: 200)
-        #expect(white.r > 175 && white.g > 175 && white.b > 175, "\(white)")
-        #expect(red.r > 175 && red.g < 25 && red.b < 25, "\(red)")
-    }
-
-    @Test("the default photo is the camera's largest size: the stream switches for the still and comes back")
-    func largestSize() async throws {
-        let (session, photoOutput, _) = try photoSession(back)
-        defer { session.stopRunning() }
-        await warmUp()
-        let photo = try await photoOutput.capturePhoto()
-        #expect(photo.resolvedSettings.photoDimensions == .init(width: 3840, height: 2160))
-        #expect(photo.resolvedSettings.switchedFormat)
-        let info = try JPEGDecoder().info(photo.fileDataRepresentation())
-        #expect(info.width == 3840 && info.height == 2160)
-        #expect(session.activeStream?.width == 640)
-    }
-
-    @Test("an MJPEG stream at the photo size keeps the camera's JPEG: no decode, no re-encode")
-    func mjpegPassthrough() async throws {
-        try back.lockForConfiguration()
-        let mjpeg = try #require(back.formats.first { $0.pixelFormat == .mjpeg && $0.dimensions.width == 1280 })
-        try back.setActiveFormat(mjpeg)
-        back.unlockForConfiguration()
-        let (session, photoOutput, _) = try photoSession(back, preset: .inputPriority)
-        defer { session.stopRunning() }
-        #expect(session.activeStream?.pixelFormat == .mjpeg)
-        await warmUp()
-        let photo = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 1280, height: 720)))
-        #expect(photo.resolvedSettings.usedCameraJPEG)
-        let data = photo.fileDataRepresentation()
-        let camera = Array(photo.pixelBuffer.payload.bindMemory(to: UInt8.self))
-        // The camera's entropy-coded data is in the file byte for byte.
-        #expect(data.count > camera.count && Array(data.suffix(camera.count / 2)) == Array(camera.suffix(camera.count / 2)))
-        #expect(try JPEGExif.metadata(in: data)?.model == "Pinhole Test Camera (back)")
-    }
-
-    @Test("PNG and HEIF photos carry the orientation; a 90° connection writes 'Rotate 90 CW' and leaves pixels alone")
-    func formatsAndOrientation() async throws {
-        let (session, photoOutput, _) = try photoSession(back)
-        defer { session.stopRunning() }
-        photoOutput.connection.videoRotationAngle = 90
-        await warmUp()
-        let folder = try TemporaryDirectory()
-        for format in [PhotoSettings.Format.jpeg, .png, .heif] {
-            let photo = try await photoOutput.capturePhoto(with: PhotoSettings(format: format, maxPhotoDimensions: .init(width: 640, height: 480)))
-            let path = try photo.write(to: folder.path("photo.\(photo.fileExtension)"))
-            let tags = try ExifTool.locate().tags(URL(fileURLWithPath: path), options: ["-G"])
-            let orientation = tags.first { $0.key.hasSuffix(":Orientation") }?.value
-            #expect(jsonText(orientation) == "Rotate 90 CW", "\(format): \(tags.keys.sorted())")
-            #expect(photo.resolvedSettings.photoDimensions == .init(width: 640, height: 480))
+        init() {
+            VirtualCamera.setFaults(.init(), for: VirtualCamera.backID)
+            VirtualCamera.setFaults(.init(), for: VirtualCamera.frontID)
         }
-        let check = try runTool("pngcheck", [folder.path("photo.png")])
-        #expect(check.status == 0, "\(check.stdout)")
-        let heif = try runTool("heif-info", [folder.path("photo.heic")])
-        #expect(heif.status == 0 && heif.stdout.contains("640x480"))
-    }
 
-    @Test("front camera: the preview is mirrored, the saved photo is not")
-    func frontCameraMirroring() async throws {
-        let (session, photoOutput, video) = try photoSession(front)
-        defer { session.stopRunning() }
-        let preview = await frames(from: video, count: 2)
-        let left = try #require(preview.last).imageBuffer.bgraPixel(x: 20, y: 200)
-        #expect(left.r < 40 && left.g < 40 && left.b < 40, "preview mirrored: black bar first")
-        let photo = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480)))
-        let pixels = try JPEGDecoder().decode(photo.fileDataRepresentation())
-        let first = pixels.bgraPixel(x: 20, y: 200)
-        #expect(first.r > 175 && first.g > 175 && first.b > 175, "photo not mirrored: white bar first, \(first)")
-        #expect(photo.resolvedSettings.orientation == .up)
-    }
+        @Test("a .speed photo at the stream size is the frame already captured, with EXIF exiftool reads back")
+        func zeroShutterLag() async throws {
+            let (session, photoOutput, _) = try photoSession(back)
+            defer { session.stopRunning() }
+            await warmUp()
+            var monotonic = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &monotonic)
+            let requested = Int64(monotonic.tv_sec) * 1_000_000_000 + Int64(monotonic.tv_nsec)
+            let photo = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480), photoQualityPrioritization: .speed))
+            // The frame is at most one frame interval (1/60 s here) older than the request, never newer.
+            #expect(photo.timestampNanoseconds <= requested)
+            #expect(requested - photo.timestampNanoseconds < 40_000_000)
+            #expect(photo.resolvedSettings.photoDimensions == .init(width: 640, height: 480))
+            #expect(!photo.resolvedSettings.switchedFormat)
 
-    @Test("flash on a camera without an LED asks the app for a screen flash; auto judges the scene")
-    func flash() async throws {
-        let (session, photoOutput, _) = try photoSession(back)
-        defer { session.stopRunning() }
-        await warmUp()
-        let calls = Mutex<[Bool]>([])
-        photoOutput.screenFlash.withLock { $0 = { on in calls.withLock { $0.append(on) } } }
-        let flashed = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480), flashMode: .on))
-        #expect(flashed.resolvedSettings.screenFlashRequested && !flashed.resolvedSettings.flashFired)
-        #expect(calls.withLock { $0 } == [true, false])
-        // The test pattern is bright (mean luma well above the threshold): auto does not flash.
-        let brightness = try #require(photoOutput.sceneBrightness)
-        #expect(brightness > PhotoOutput.autoFlashThreshold)
-        let auto = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480), flashMode: .auto))
-        #expect(!auto.resolvedSettings.screenFlashRequested)
-        #expect(!back.hasFlash && !back.hasTorch)
-    }
+            let folder = try TemporaryDirectory()
+            let path = try photo.write(to: folder.path("Photo.jpg"))
+            let tags = try ExifTool.locate().tags(URL(fileURLWithPath: path))
+            #expect(jsonText(tags["EXIF:Make"]) == "Pinhole")
+            #expect(jsonText(tags["EXIF:Model"]) == "Pinhole Test Camera (back)")
+            #expect(jsonText(tags["EXIF:Software"])?.hasPrefix("Pinhole ") == true)
+            #expect(jsonNumber(tags["EXIF:Orientation"]) == 1)
+            #expect(jsonNumber(tags["EXIF:ExifImageWidth"]) == 640)
+            #expect(jsonNumber(tags["File:ImageWidth"]) == 640 && jsonNumber(tags["File:ImageHeight"]) == 480)
+            #expect(jsonText(tags["EXIF:SubSecTimeOriginal"])?.count == 3)
+            #expect(jsonText(tags["EXIF:OffsetTimeOriginal"]) != nil)
+            // The pixels are the test pattern's bars.
+            let pixels = try JPEGDecoder().decode(try folder.read(URL(fileURLWithPath: path)))
+            let white = pixels.bgraPixel(x: 40, y: 200), red = pixels.bgraPixel(x: 5 * 80 + 40, y: 200)
+            #expect(white.r > 175 && white.g > 175 && white.b > 175, "\(white)")
+            #expect(red.r > 175 && red.g < 25 && red.b < 25, "\(red)")
+        }
 
-    @Test("capturing without a running session, and with a bad quality, is refused")
-    func refusals() async throws {
-        let photoOutput = PhotoOutput()
-        await #expect(throws: CaptureError.self) { try await photoOutput.capturePhoto() }
-        let (session, running, _) = try photoSession(back)
-        defer { session.stopRunning() }
-        await #expect(throws: CaptureError.self) { try await running.capturePhoto(with: PhotoSettings(quality: 0)) }
-    }
+        @Test("the default photo is the camera's largest size: the stream switches for the still and comes back")
+        func largestSize() async throws {
+            let (session, photoOutput, _) = try photoSession(back)
+            defer { session.stopRunning() }
+            await warmUp()
+            let photo = try await photoOutput.capturePhoto()
+            #expect(photo.resolvedSettings.photoDimensions == .init(width: 3840, height: 2160))
+            #expect(photo.resolvedSettings.switchedFormat)
+            let info = try JPEGDecoder().info(photo.fileDataRepresentation())
+            #expect(info.width == 3840 && info.height == 2160)
+            #expect(session.activeStream?.width == 640)
+        }
 
-    @Test("saving never overwrites: a second photo with the same name gets a suffix")
-    func noOverwrite() async throws {
-        let (session, photoOutput, _) = try photoSession(back)
-        defer { session.stopRunning() }
-        await warmUp()
-        let folder = try TemporaryDirectory()
-        let photo = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480)))
-        let first = try photo.write(to: folder.path("Photo.jpg"))
-        let second = try photo.write(to: folder.path("Photo.jpg"))
-        #expect(first.hasSuffix("/Photo.jpg") && second.hasSuffix("/Photo (2).jpg"))
-        let names = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
-        #expect(names == ["Photo (2).jpg", "Photo.jpg"], "no temporary files are left behind")
+        @Test("an MJPEG stream at the photo size keeps the camera's JPEG: no decode, no re-encode")
+        func mjpegPassthrough() async throws {
+            try back.lockForConfiguration()
+            let mjpeg = try #require(back.formats.first { $0.pixelFormat == .mjpeg && $0.dimensions.width == 1280 })
+            try back.setActiveFormat(mjpeg)
+            back.unlockForConfiguration()
+            let (session, photoOutput, _) = try photoSession(back, preset: .inputPriority)
+            defer { session.stopRunning() }
+            #expect(session.activeStream?.pixelFormat == .mjpeg)
+            await warmUp()
+            let photo = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 1280, height: 720)))
+            #expect(photo.resolvedSettings.usedCameraJPEG)
+            let data = photo.fileDataRepresentation()
+            let camera = Array(photo.pixelBuffer.payload.bindMemory(to: UInt8.self))
+            // The camera's entropy-coded data is in the file byte for byte.
+            #expect(data.count > camera.count && Array(data.suffix(camera.count / 2)) == Array(camera.suffix(camera.count / 2)))
+            #expect(try JPEGExif.metadata(in: data)?.model == "Pinhole Test Camera (back)")
+        }
+
+        @Test("PNG and HEIF photos carry the orientation; a 90° connection writes 'Rotate 90 CW' and leaves pixels alone")
+        func formatsAndOrientation() async throws {
+            let (session, photoOutput, _) = try photoSession(back)
+            defer { session.stopRunning() }
+            photoOutput.connection.videoRotationAngle = 90
+            await warmUp()
+            let folder = try TemporaryDirectory()
+            for format in [PhotoSettings.Format.jpeg, .png, .heif] {
+                let photo = try await photoOutput.capturePhoto(with: PhotoSettings(format: format, maxPhotoDimensions: .init(width: 640, height: 480)))
+                let path = try photo.write(to: folder.path("photo.\(photo.fileExtension)"))
+                let tags = try ExifTool.locate().tags(URL(fileURLWithPath: path), options: ["-G"])
+                let orientation = tags.first { $0.key.hasSuffix(":Orientation") }?.value
+                #expect(jsonText(orientation) == "Rotate 90 CW", "\(format): \(tags.keys.sorted())")
+                #expect(photo.resolvedSettings.photoDimensions == .init(width: 640, height: 480))
+            }
+            let check = try runTool("pngcheck", [folder.path("photo.png")])
+            #expect(check.status == 0, "\(check.stdout)")
+            let heif = try runTool("heif-info", [folder.path("photo.heic")])
+            #expect(heif.status == 0 && heif.stdout.contains("640x480"))
+        }
+
+        @Test("front camera: the preview is mirrored, the saved photo is not")
+        func frontCameraMirroring() async throws {
+            let (session, photoOutput, video) = try photoSession(front)
+            defer { session.stopRunning() }
+            let preview = await frames(from: video, count: 2)
+            let left = try #require(preview.last).imageBuffer.bgraPixel(x: 20, y: 200)
+            #expect(left.r < 40 && left.g < 40 && left.b < 40, "preview mirrored: black bar first")
+            let photo = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480)))
+            let pixels = try JPEGDecoder().decode(photo.fileDataRepresentation())
+            let first = pixels.bgraPixel(x: 20, y: 200)
+            #expect(first.r > 175 && first.g > 175 && first.b > 175, "photo not mirrored: white bar first, \(first)")
+            #expect(photo.resolvedSettings.orientation == .up)
+        }
+
+        @Test("flash on a camera without an LED asks the app for a screen flash; auto judges the scene")
+        func flash() async throws {
+            let (session, photoOutput, _) = try photoSession(back)
+            defer { session.stopRunning() }
+            await warmUp()
+            let calls = Mutex<[Bool]>([])
+            photoOutput.screenFlash.withLock { $0 = { on in calls.withLock { $0.append(on) } } }
+            let flashed = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480), flashMode: .on))
+            #expect(flashed.resolvedSettings.screenFlashRequested && !flashed.resolvedSettings.flashFired)
+            #expect(calls.withLock { $0 } == [true, false])
+            // The test pattern is bright (mean luma well above the threshold): auto does not flash.
+            let brightness = try #require(photoOutput.sceneBrightness)
+            #expect(brightness > PhotoOutput.autoFlashThreshold)
+            let auto = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480), flashMode: .auto))
+            #expect(!auto.resolvedSettings.screenFlashRequested)
+            #expect(!back.hasFlash && !back.hasTorch)
+        }
+
+        @Test("capturing without a running session, and with a bad quality, is refused")
+        func refusals() async throws {
+            let photoOutput = PhotoOutput()
+            await #expect(throws: CaptureError.self) { try await photoOutput.capturePhoto() }
+            let (session, running, _) = try photoSession(back)
+            defer { session.stopRunning() }
+            await #expect(throws: CaptureError.self) { try await running.capturePhoto(with: PhotoSettings(quality: 0)) }
+        }
+
+        @Test("saving never overwrites: a second photo with the same name gets a suffix")
+        func noOverwrite() async throws {
+            let (session, photoOutput, _) = try photoSession(back)
+            defer { session.stopRunning() }
+            await warmUp()
+            let folder = try TemporaryDirectory()
+            let photo = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480)))
+            let first = try photo.write(to: folder.path("Photo.jpg"))
+            let second = try photo.write(to: folder.path("Photo.jpg"))
+            #expect(first.hasSuffix("/Photo.jpg") && second.hasSuffix("/Photo (2).jpg"))
+            let names = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
+            #expect(names == ["Photo (2).jpg", "Photo.jpg"], "no temporary files are left behind")
+        }
     }
 }

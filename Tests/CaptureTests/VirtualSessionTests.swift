@@ -68,195 +68,202 @@ func runningSession(_ device: CaptureDevice, preset: CaptureSession.Preset = .vg
     return (session, output)
 }
 
-@Suite("Sessions on the virtual test camera", .serialized)
-struct VirtualSessionTests {
-    let back = try! CaptureDevice.device(withID: "test-back")
-    let front = try! CaptureDevice.device(withID: "test-front")
+/// Every suite that streams from the virtual test camera: they share the camera (a second stream
+/// in the process is "busy", as with a real one), so they run one test at a time.
+@Suite(.serialized) enum VirtualCameraSuites {}
 
-    init() {
-        VirtualCamera.setFaults(.init(), for: VirtualCamera.backID)
-        VirtualCamera.setFaults(.init(), for: VirtualCamera.frontID)
-    }
+extension VirtualCameraSuites {
+    @Suite("Sessions on the virtual test camera")
+    struct VirtualSessionTests {
+        let back = try! CaptureDevice.device(withID: "test-back")
+        let front = try! CaptureDevice.device(withID: "test-front")
 
-    @Test("discovery lists the test camera pair last, with formats and controls")
-    func discovery() throws {
-        let devices = CaptureDevice.DiscoverySession().devices
-        let virtual = devices.filter { $0.deviceType == .virtual }
-        #expect(virtual.map(\.position) == [.front, .back])
-        #expect(devices.suffix(2).map(\.uniqueID) == [VirtualCamera.frontID, VirtualCamera.backID])
-        #expect(back.formats.contains { $0.pixelFormat == .yuyv && $0.dimensions == .init(width: 3840, height: 2160) })
-        #expect(back.maxPhotoDimensions == .init(width: 3840, height: 2160))
-        #expect(back.control(.brightness)?.minimum == -64)
-        #expect(CaptureDevice.DiscoverySession(deviceTypes: [.virtual], position: .back).devices.map(\.uniqueID) == [VirtualCamera.backID])
-        #expect(throws: CaptureError.deviceNotFound("no-such-camera")) { try CaptureDevice.device(withID: "no-such-camera") }
-    }
-
-    @Test("frames arrive in BGRA with the test pattern's colour bars, in order", arguments: [PixelFormat.bgra, .i420, .nv12])
-    func frames(format: PixelFormat) async throws {
-        let (session, output) = try runningSession(back, format: format)
-        defer { session.stopRunning() }
-        #expect(session.activeStream?.width == 640)
-        let taken = await Capture_Tests_frames(output, 5)
-        try #require(taken.infos.count == 5)
-        for (a, b) in zip(taken.infos, taken.infos.dropFirst()) {
-            #expect(b.sequence > a.sequence)
-            #expect(b.timestamp > a.timestamp)
+        init() {
+            VirtualCamera.setFaults(.init(), for: VirtualCamera.backID)
+            VirtualCamera.setFaults(.init(), for: VirtualCamera.frontID)
         }
-        let image = try #require(taken.last).imageBuffer
-        #expect(image.format == format && image.width == 640 && image.height == 480)
-        // Bars: white, yellow, cyan, green, magenta, red, blue, black (75%), sampled mid-bar.
-        let expected: [(Int, Int, Int)] = [(191, 191, 191), (191, 191, 0), (0, 191, 191), (0, 191, 0), (191, 0, 191), (191, 0, 0), (0, 0, 191), (16, 16, 16)]
-        for (i, colour) in expected.enumerated() {
-            let p = image.bgraPixel(x: i * 80 + 40, y: 200)
-            let error = max(abs(Int(p.r) - colour.0), abs(Int(p.g) - colour.1), abs(Int(p.b) - colour.2))
-            #expect(error <= 4, "bar \(i): \(p)")
+
+        @Test("discovery lists the test camera pair last, with formats and controls")
+        func discovery() throws {
+            let devices = CaptureDevice.DiscoverySession().devices
+            let virtual = devices.filter { $0.deviceType == .virtual }
+            #expect(virtual.map(\.position) == [.front, .back])
+            #expect(devices.suffix(2).map(\.uniqueID) == [VirtualCamera.frontID, VirtualCamera.backID])
+            #expect(back.formats.contains { $0.pixelFormat == .yuyv && $0.dimensions == .init(width: 3840, height: 2160) })
+            #expect(back.maxPhotoDimensions == .init(width: 3840, height: 2160))
+            #expect(back.control(.brightness)?.minimum == -64)
+            #expect(CaptureDevice.DiscoverySession(deviceTypes: [.virtual], position: .back).devices.map(\.uniqueID) == [VirtualCamera.backID])
+            #expect(throws: CaptureError.deviceNotFound("no-such-camera")) { try CaptureDevice.device(withID: "no-such-camera") }
         }
-    }
 
-    @Test("the front camera's frames are mirrored by default, and the override turns it off")
-    func mirroring() async throws {
-        let (session, output) = try runningSession(front)
-        defer { session.stopRunning() }
-        let mirrored = await Capture_Tests_frames(output, 2).last
-        let left = try #require(mirrored).imageBuffer.bgraPixel(x: 20, y: 200)
-        #expect(left.r < 30 && left.g < 30 && left.b < 30, "black bar on the left when mirrored: \(left)")
-        output.connection.isVideoMirroredOverride = false
-        let plain = await Capture_Tests_frames(output, 3).last
-        let first = try #require(plain).imageBuffer.bgraPixel(x: 20, y: 200)
-        #expect(first.r > 180 && first.g > 180 && first.b > 180, "white bar on the left: \(first)")
-    }
-
-    @Test("a 90° connection rotates frames")
-    func rotation() async throws {
-        let (session, output) = try runningSession(back)
-        defer { session.stopRunning() }
-        output.connection.videoRotationAngle = 90
-        let taken = await Capture_Tests_frames(output, 3)
-        let image = try #require(taken.last).imageBuffer
-        #expect(image.width == 480 && image.height == 640)
-        #expect(taken.last?.rotationAngle == 90)
-        // After a clockwise turn the first (white) bar runs along the top.
-        let top = image.bgraPixel(x: 300, y: 20)
-        #expect(top.r > 180 && top.g > 180 && top.b > 180, "\(top)")
-    }
-
-    @Test("a busy camera, a failing start and an unplugged camera give clear errors and events")
-    func startFailures() async throws {
-        let session = CaptureSession()
-        session.sessionPreset = .vga640x480
-        session.addInput(try CaptureDeviceInput(device: back))
-        let events = session.events()
-        VirtualCamera.updateFaults(for: VirtualCamera.backID) { $0.busy = true }
-        #expect(throws: CaptureError.deviceBusy(device: back.localizedName)) { try session.startSynchronously() }
-        #expect(await waitForEvent(events) { $0 == .interrupted(.deviceInUseByAnotherClient) } != nil)
-        VirtualCamera.setFaults(.init(failStart: true), for: VirtualCamera.backID)
-        do {
-            try session.startSynchronously()
-            Issue.record("a failing STREAMON started")
-        } catch {
-            #expect(error.description.contains("stopped streaming"))
-        }
-        VirtualCamera.setFaults(.init(unplugged: true), for: VirtualCamera.backID)
-        #expect(throws: CaptureError.self) { try CaptureDeviceInput(device: back) }
-        VirtualCamera.setFaults(.init(), for: VirtualCamera.backID)
-        #expect(!session.isRunning)
-    }
-
-    @Test("unplugging while streaming interrupts the session; plugging back in resumes it")
-    func unplugAndReplug() async throws {
-        let (session, output) = try runningSession(back)
-        defer { session.stopRunning() }
-        let events = session.events()
-        #expect(await Capture_Tests_frames(output, 2).infos.count == 2)
-        VirtualCamera.updateFaults(for: VirtualCamera.backID) { $0.unplugged = true }
-        #expect(await waitForEvent(events) { $0 == .interrupted(.deviceDisconnected) } != nil)
-        #expect(session.isInterrupted && session.isRunning)
-        VirtualCamera.updateFaults(for: VirtualCamera.backID) { $0.unplugged = false }
-        #expect(await waitForEvent(events) { $0 == .interruptionEnded } != nil)
-        #expect(await Capture_Tests_frames(output, 2).infos.count == 2)
-        #expect(!session.isInterrupted)
-    }
-
-    @Test("a fatal streaming error stops the session with a runtime error")
-    func fatalError() async throws {
-        let (session, _) = try runningSession(back)
-        let events = session.events()
-        VirtualCamera.updateFaults(for: VirtualCamera.backID) { $0.fatalError = true }
-        let event = await waitForEvent(events) { if case .runtimeError = $0 { return true } else { return false } }
-        #expect(event != nil)
-        try? await Task.sleep(for: .milliseconds(100))
-        #expect(!session.isRunning)
-        session.stopRunning()
-    }
-
-    @Test("damaged and dropped frames are skipped and counted while the stream goes on")
-    func damagedAndDropped() async throws {
-        VirtualCamera.setFaults(.init(corruptEvery: 3, dropEvery: 4), for: VirtualCamera.backID)
-        defer { VirtualCamera.setFaults(.init(), for: VirtualCamera.backID) }
-        let (session, output) = try runningSession(back)
-        defer { session.stopRunning() }
-        let taken = await Capture_Tests_frames(output, 12)
-        #expect(taken.infos.count == 12)
-        let stats = session.statistics
-        #expect(stats.framesCorrupt >= 2)
-        #expect(stats.framesDroppedByDriver >= 2)
-    }
-
-    @Test("a slow delegate makes frames drop (counted) instead of stalling the camera")
-    func slowConsumer() async throws {
-        final class Slow: VideoDataOutputSampleBufferDelegate, @unchecked Sendable {
-            let count = Mutex(0)
-            func captureOutput(_ output: VideoDataOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
-                count.withLock { $0 += 1 }
-                var pause = timespec(tv_sec: 0, tv_nsec: 100_000_000)
-                nanosleep(&pause, nil)
+        @Test("frames arrive in BGRA with the test pattern's colour bars, in order", arguments: [PixelFormat.bgra, .i420, .nv12])
+        func frames(format: PixelFormat) async throws {
+            let (session, output) = try runningSession(back, format: format)
+            defer { session.stopRunning() }
+            #expect(session.activeStream?.width == 640)
+            let taken = await Capture_Tests_frames(output, 5)
+            try #require(taken.infos.count == 5)
+            for (a, b) in zip(taken.infos, taken.infos.dropFirst()) {
+                #expect(b.sequence > a.sequence)
+                #expect(b.timestamp > a.timestamp)
+            }
+            let image = try #require(taken.last).imageBuffer
+            #expect(image.format == format && image.width == 640 && image.height == 480)
+            // Bars: white, yellow, cyan, green, magenta, red, blue, black (75%), sampled mid-bar.
+            let expected: [(Int, Int, Int)] = [(191, 191, 191), (191, 191, 0), (0, 191, 191), (0, 191, 0), (191, 0, 191), (191, 0, 0), (0, 0, 191), (16, 16, 16)]
+            for (i, colour) in expected.enumerated() {
+                let p = image.bgraPixel(x: i * 80 + 40, y: 200)
+                let error = max(abs(Int(p.r) - colour.0), abs(Int(p.g) - colour.1), abs(Int(p.b) - colour.2))
+                #expect(error <= 4, "bar \(i): \(p)")
             }
         }
-        let slow = Slow()
-        let (session, output) = try runningSession(back)
-        output.setSampleBufferDelegate(slow, queue: DispatchQueue(label: "slow"))
-        try await Task.sleep(for: .milliseconds(1200))
-        session.stopRunning()
-        let stats = session.statistics
-        #expect(stats.framesDelivered >= 40, "the camera kept its pace: \(stats.framesDelivered) frames in 1.2 s at 60 fps")
-        #expect(output.droppedFrameCount >= 20)
-        #expect(slow.count.withLock { $0 } <= 14)
+
+        @Test("the front camera's frames are mirrored by default, and the override turns it off")
+        func mirroring() async throws {
+            let (session, output) = try runningSession(front)
+            defer { session.stopRunning() }
+            let mirrored = await Capture_Tests_frames(output, 2).last
+            let left = try #require(mirrored).imageBuffer.bgraPixel(x: 20, y: 200)
+            #expect(left.r < 30 && left.g < 30 && left.b < 30, "black bar on the left when mirrored: \(left)")
+            output.connection.isVideoMirroredOverride = false
+            let plain = await Capture_Tests_frames(output, 3).last
+            let first = try #require(plain).imageBuffer.bgraPixel(x: 20, y: 200)
+            #expect(first.r > 180 && first.g > 180 && first.b > 180, "white bar on the left: \(first)")
+        }
+
+        @Test("a 90° connection rotates frames")
+        func rotation() async throws {
+            let (session, output) = try runningSession(back)
+            defer { session.stopRunning() }
+            output.connection.videoRotationAngle = 90
+            let taken = await Capture_Tests_frames(output, 3)
+            let image = try #require(taken.last).imageBuffer
+            #expect(image.width == 480 && image.height == 640)
+            #expect(taken.last?.rotationAngle == 90)
+            // After a clockwise turn the first (white) bar runs along the top.
+            let top = image.bgraPixel(x: 300, y: 20)
+            #expect(top.r > 180 && top.g > 180 && top.b > 180, "\(top)")
+        }
+
+        @Test("a busy camera, a failing start and an unplugged camera give clear errors and events")
+        func startFailures() async throws {
+            let session = CaptureSession()
+            session.sessionPreset = .vga640x480
+            session.addInput(try CaptureDeviceInput(device: back))
+            let events = session.events()
+            VirtualCamera.updateFaults(for: VirtualCamera.backID) { $0.busy = true }
+            #expect(throws: CaptureError.deviceBusy(device: back.localizedName)) { try session.startSynchronously() }
+            #expect(await waitForEvent(events) { $0 == .interrupted(.deviceInUseByAnotherClient) } != nil)
+            VirtualCamera.setFaults(.init(failStart: true), for: VirtualCamera.backID)
+            do {
+                try session.startSynchronously()
+                Issue.record("a failing STREAMON started")
+            } catch {
+                #expect(error.description.contains("stopped streaming"))
+            }
+            VirtualCamera.setFaults(.init(unplugged: true), for: VirtualCamera.backID)
+            #expect(throws: CaptureError.self) { try CaptureDeviceInput(device: back) }
+            VirtualCamera.setFaults(.init(), for: VirtualCamera.backID)
+            #expect(!session.isRunning)
+        }
+
+        @Test("unplugging while streaming interrupts the session; plugging back in resumes it")
+        func unplugAndReplug() async throws {
+            let (session, output) = try runningSession(back)
+            defer { session.stopRunning() }
+            let events = session.events()
+            #expect(await Capture_Tests_frames(output, 2).infos.count == 2)
+            VirtualCamera.updateFaults(for: VirtualCamera.backID) { $0.unplugged = true }
+            #expect(await waitForEvent(events) { $0 == .interrupted(.deviceDisconnected) } != nil)
+            #expect(session.isInterrupted && session.isRunning)
+            VirtualCamera.updateFaults(for: VirtualCamera.backID) { $0.unplugged = false }
+            #expect(await waitForEvent(events) { $0 == .interruptionEnded } != nil)
+            #expect(await Capture_Tests_frames(output, 2).infos.count == 2)
+            #expect(!session.isInterrupted)
+        }
+
+        @Test("a fatal streaming error stops the session with a runtime error")
+        func fatalError() async throws {
+            let (session, _) = try runningSession(back)
+            let events = session.events()
+            VirtualCamera.updateFaults(for: VirtualCamera.backID) { $0.fatalError = true }
+            let event = await waitForEvent(events) { if case .runtimeError = $0 { return true } else { return false } }
+            #expect(event != nil)
+            try? await Task.sleep(for: .milliseconds(100))
+            #expect(!session.isRunning)
+            session.stopRunning()
+        }
+
+        @Test("damaged and dropped frames are skipped and counted while the stream goes on")
+        func damagedAndDropped() async throws {
+            VirtualCamera.setFaults(.init(corruptEvery: 3, dropEvery: 4), for: VirtualCamera.backID)
+            defer { VirtualCamera.setFaults(.init(), for: VirtualCamera.backID) }
+            let (session, output) = try runningSession(back)
+            defer { session.stopRunning() }
+            let taken = await Capture_Tests_frames(output, 12)
+            #expect(taken.infos.count == 12)
+            let stats = session.statistics
+            #expect(stats.framesCorrupt >= 2)
+            #expect(stats.framesDroppedByDriver >= 2)
+        }
+
+        @Test("a slow delegate makes frames drop (counted) instead of stalling the camera")
+        func slowConsumer() async throws {
+            final class Slow: VideoDataOutputSampleBufferDelegate, @unchecked Sendable {
+                let count = Mutex(0)
+                func captureOutput(_ output: VideoDataOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
+                    count.withLock { $0 += 1 }
+                    var pause = timespec(tv_sec: 0, tv_nsec: 100_000_000)
+                    nanosleep(&pause, nil)
+                }
+            }
+            let slow = Slow()
+            let (session, output) = try runningSession(back)
+            output.setSampleBufferDelegate(slow, queue: DispatchQueue(label: "slow"))
+            try await Task.sleep(for: .milliseconds(1200))
+            session.stopRunning()
+            let stats = session.statistics
+            #expect(stats.framesDelivered >= 40, "the camera kept its pace: \(stats.framesDelivered) frames in 1.2 s at 60 fps")
+            #expect(output.droppedFrameCount >= 20)
+            #expect(slow.count.withLock { $0 } <= 14)
+        }
+
+        @Test("switching cameras while running keeps the outputs and takes well under a second")
+        func switchCameras() async throws {
+            let (session, output) = try runningSession(back)
+            defer { session.stopRunning() }
+            #expect(await Capture_Tests_frames(output, 1).infos.count == 1)
+            let clock = ContinuousClock()
+            let started = clock.now
+            session.beginConfiguration()
+            session.removeInput(session.inputs[0])
+            session.addInput(try CaptureDeviceInput(device: front))
+            session.commitConfiguration()
+            let next = await Capture_Tests_frames(output, 1)
+            let elapsed = clock.now - started
+            #expect(next.infos.count == 1 && next.infos[0].isMirrored)
+            #expect(elapsed < .milliseconds(500), "switch took \(elapsed)")
+        }
+
+        @Test("controls need the configuration lock and reach the running camera")
+        func controls() throws {
+            #expect(throws: CaptureError.notLockedForConfiguration(device: back.localizedName)) { try back.setValue(10, of: .brightness) }
+            try back.lockForConfiguration()
+            defer { back.unlockForConfiguration() }
+            try back.setValue(10, of: .brightness)
+            #expect(try back.value(of: .brightness) == 10)
+            #expect(throws: CaptureError.self) { try back.setValue(1000, of: .brightness) }
+            #expect(throws: CaptureError.self) { try back.setValue(1, of: .zoom) }
+            let (session, _) = try runningSession(back)
+            defer { session.stopRunning() }
+            #expect(try back.value(of: .brightness) == 10)
+            try back.setValue(-5, of: .brightness)
+            #expect(try back.value(of: .brightness) == -5)
+            #expect(back.isFocusModeSupported(.continuousAutoFocus))
+            try back.setFocusMode(.continuousAutoFocus)
+        }
     }
 
-    @Test("switching cameras while running keeps the outputs and takes well under a second")
-    func switchCameras() async throws {
-        let (session, output) = try runningSession(back)
-        defer { session.stopRunning() }
-        #expect(await Capture_Tests_frames(output, 1).infos.count == 1)
-        let clock = ContinuousClock()
-        let started = clock.now
-        session.beginConfiguration()
-        session.removeInput(session.inputs[0])
-        session.addInput(try CaptureDeviceInput(device: front))
-        session.commitConfiguration()
-        let next = await Capture_Tests_frames(output, 1)
-        let elapsed = clock.now - started
-        #expect(next.infos.count == 1 && next.infos[0].isMirrored)
-        #expect(elapsed < .milliseconds(500), "switch took \(elapsed)")
-    }
-
-    @Test("controls need the configuration lock and reach the running camera")
-    func controls() throws {
-        #expect(throws: CaptureError.notLockedForConfiguration(device: back.localizedName)) { try back.setValue(10, of: .brightness) }
-        try back.lockForConfiguration()
-        defer { back.unlockForConfiguration() }
-        try back.setValue(10, of: .brightness)
-        #expect(try back.value(of: .brightness) == 10)
-        #expect(throws: CaptureError.self) { try back.setValue(1000, of: .brightness) }
-        #expect(throws: CaptureError.self) { try back.setValue(1, of: .zoom) }
-        let (session, _) = try runningSession(back)
-        defer { session.stopRunning() }
-        #expect(try back.value(of: .brightness) == 10)
-        try back.setValue(-5, of: .brightness)
-        #expect(try back.value(of: .brightness) == -5)
-        #expect(back.isFocusModeSupported(.continuousAutoFocus))
-        try back.setFocusMode(.continuousAutoFocus)
-    }
 }
 
 /// Module-qualified alias for the helper (the test method `frames(format:)` shadows it).
