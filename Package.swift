@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .library(name: "Media", targets: ["Media"]),
         .library(name: "Capture", targets: ["Capture"]),
+        .executable(name: "pinhole", targets: ["pinhole"]),
     ],
     targets: [
         // C libraries from Debian's -dev packages (installed by scripts/setup).
@@ -22,9 +23,11 @@ let package = Package(
 
         .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CHeif", "CExif", "CPNG"]),
         .target(name: "Capture", dependencies: ["Media", "CV4L2"]),
+        .executableTarget(name: "pinhole", dependencies: ["Capture", "Media"]),
         // Helpers the test targets share: running independent tools (exiftool, pngcheck, …), temporary folders.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "MediaTests", dependencies: ["Media", "CYUV", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Media", "TestSupport"]),
+        .testTarget(name: "PinholeCLITests", dependencies: ["pinhole", "Media", "TestSupport"]),
     ]
 )

@@ -9,6 +9,13 @@ public struct ToolResult {
     public var stdout: String
     /// Standard error.
     public var stderr: String
+
+    /// A result as given.
+    public init(status: Int32, stdout: String, stderr: String) {
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+    }
 }
 
 /// Runs an independent tool (exiftool, pngcheck, heif-info, …) found on PATH. A missing tool is

@@ -81,6 +81,12 @@ extension CaptureDevice {
         return access(path, R_OK | W_OK) == 0 ? .authorized : .denied
     }
 
+    /// Why this camera cannot be opened for lack of permission, with the fix (nil when it can).
+    public var accessProblem: CaptureError? {
+        guard authorizationStatus == .denied, let path else { return nil }
+        return .accessDenied(device: path, hint: V4L2Errno.accessHint(path: path))
+    }
+
     /// Asks for camera access; true when granted. Without a desktop portal there is nobody to
     /// ask, so this reports the permission the system gives now.
     public static func requestAccess(for mediaType: MediaType = .video) async -> Bool {

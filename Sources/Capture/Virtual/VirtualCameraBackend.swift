@@ -114,6 +114,8 @@ final class VirtualCameraBackend: CameraBackend {
         if faults.corruptEvery > 0, sequence % UInt32(faults.corruptEvery) == 0 {
             return .corrupt
         }
+        // The moment of "exposure": before drawing and converting, as a sensor's timestamp would be.
+        let captured = VirtualCameraBackend.monotonicNanoseconds()
         var wall = timespec()
         clock_gettime(CLOCK_REALTIME, &wall)
         var local = tm()
@@ -134,7 +136,7 @@ final class VirtualCameraBackend: CameraBackend {
         } catch {
             throw .media(error)
         }
-        try body(RawFrame(buffer: frame, timestampNanoseconds: VirtualCameraBackend.monotonicNanoseconds(), sequence: sequence))
+        try body(RawFrame(buffer: frame, timestampNanoseconds: captured, sequence: sequence))
         return .delivered
     }
 

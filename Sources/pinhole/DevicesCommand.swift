@@ -1,0 +1,108 @@
+import Capture
+import Foundation
+import Media
+
+/// `pinhole devices`: lists cameras with their formats, controls and access status.
+enum DevicesCommand {
+    static let help = """
+    Usage: pinhole devices [--json]
+
+    Lists the cameras: ID, name, position, type, device node, access, formats (sizes and frame
+    rates) and controls with their ranges. Pinhole's virtual test cameras are listed last.
+
+      --json    print a JSON array instead of text
+      -h, --help
+
+    \(ExitCode.help)
+    """
+
+    static func run(_ arguments: [String]) throws(CLIError) {
+        var arguments = Arguments(arguments)
+        if arguments.flag("-h", "--help") { print(help); return }
+        let json = arguments.flag("--json")
+        _ = try arguments.finish()
+        let devices = CaptureDevice.DiscoverySession().devices
+        if json {
+            let objects = devices.map(describe)
+            let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys])) ?? Data("[]".utf8)
+            print(String(decoding: data, as: UTF8.self))
+            return
+        }
+        if !devices.contains(where: { $0.deviceType != .virtual }) {
+            print("No camera found. Pinhole's test cameras are available as --device test-front and --device test-back.\n")
+        }
+        for device in devices { print(text(device)) }
+    }
+
+    /// A device as text, for people.
+    static func text(_ device: CaptureDevice) -> String {
+        var lines = ["\(device.localizedName) — \(device.position.rawValue), \(device.deviceType.rawValue)"]
+        lines.append("  ID: \(device.uniqueID)")
+        if let path = device.path { lines.append("  Node: \(path)") }
+        lines.append("  Access: \(accessText(device))")
+        if !device.formats.isEmpty {
+            lines.append("  Formats:")
+            var order: [PixelFormat] = []
+            for format in device.formats where !order.contains(format.pixelFormat) { order.append(format.pixelFormat) }
+            for pixelFormat in order {
+                let sizes = device.formats.filter { $0.pixelFormat == pixelFormat }.map { format in
+                    "\(format.dimensions) (\(format.frameIntervals.map { rate($0) }.joined(separator: ", ")) fps)"
+                }
+                lines.append("    \(pixelFormat): " + sizes.joined(separator: ", "))
+            }
+        }
+        if !device.controls.isEmpty {
+            lines.append("  Controls:")
+            for control in device.controls { lines.append("    " + controlText(control)) }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func accessText(_ device: CaptureDevice) -> String {
+        switch device.authorizationStatus {
+        case .authorized: "authorized"
+        case .denied: "denied. " + (device.accessProblem?.description ?? "")
+        case .restricted: "restricted"
+        case .notDetermined: "not determined"
+        }
+    }
+
+    static func rate(_ interval: FrameInterval) -> String {
+        let fps = interval.framesPerSecond
+        return fps == fps.rounded() ? String(Int(fps)) : String(format: "%.2g", fps)
+    }
+
+    static func controlText(_ control: DeviceControl) -> String {
+        let head = "\(control.name) [\(control.id)]"
+        switch control.kind {
+        case .integer: return "\(head): \(control.minimum)…\(control.maximum) step \(control.step), default \(control.defaultValue)"
+        case .boolean: return "\(head): on/off, default \(control.defaultValue != 0 ? "on" : "off")"
+        case .menu: return "\(head): " + control.menu.map { "\($0.value)=\($0.label)" }.joined(separator: ", ") + ", default \(control.defaultValue)"
+        case .button: return "\(head): button"
+        case .other: return "\(head): \(control.minimum)…\(control.maximum)"
+        }
+    }
+
+    /// A device as a JSON object.
+    static func describe(_ device: CaptureDevice) -> [String: Any] {
+        var object: [String: Any] = [
+            "id": device.uniqueID, "name": device.localizedName, "position": device.position.rawValue,
+            "type": device.deviceType.rawValue, "access": device.authorizationStatus.rawValue,
+            "formats": device.formats.map { format -> [String: Any] in
+                ["pixelFormat": format.pixelFormat.description, "width": format.dimensions.width, "height": format.dimensions.height,
+                 "frameRates": format.frameIntervals.map(\.framesPerSecond)]
+            },
+            "controls": device.controls.map { control -> [String: Any] in
+                var item: [String: Any] = ["id": Int(control.id.rawValue), "name": control.name, "kind": control.kind.rawValue,
+                                           "minimum": control.minimum, "maximum": control.maximum, "step": control.step,
+                                           "default": control.defaultValue, "readOnly": control.isReadOnly]
+                if !control.menu.isEmpty { item["menu"] = control.menu.map { ["value": $0.value, "label": $0.label] as [String: Any] } }
+                return item
+            },
+            "maxPhotoDimensions": ["width": device.maxPhotoDimensions.width, "height": device.maxPhotoDimensions.height],
+            "hasFlash": device.hasFlash, "hasTorch": device.hasTorch,
+        ]
+        if let path = device.path { object["path"] = path }
+        return object
+    }
+}

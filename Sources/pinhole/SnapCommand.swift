@@ -1,0 +1,191 @@
+import Capture
+import Foundation
+import Media
+
+/// `pinhole snap`: takes one or more photos and prints where each was saved.
+enum SnapCommand {
+    static let help = """
+    Usage: pinhole snap [options]
+
+    Takes a photo with the default camera (Pinhole's test camera when there is none) and prints
+    the saved file's path. Photos go to $XDG_PICTURES_DIR/Camera ("Photo from YYYY-MM-DD
+    HH-MM-SS.mmm.jpg"); an existing file is never overwritten.
+
+      --device ID|PATH      camera ID (see `pinhole devices`), device node, or test-front/test-back
+      --position front|back the default camera facing that way
+      --size max|WxH        photo size (default: max, the camera's largest)
+      --format jpeg|png|heif
+      --quality N           1–100 (JPEG and HEIF; default 92)
+      --flash off|on|auto   the camera's flash LED where it has one (default off)
+      --timer SECONDS       wait before taking the photo
+      --count N             take N photos …
+      --interval SECONDS    … this far apart (default 1)
+      --warmup FRAMES       frames to let exposure settle first (default 3 for real cameras, 0 for the test camera)
+      -o, --output PATH     file to write, or an existing folder to write into
+      -h, --help
+
+    \(ExitCode.help)
+    """
+
+    static func run(_ arguments: [String]) async throws(CLIError) {
+        var arguments = Arguments(arguments)
+        if arguments.flag("-h", "--help") { print(help); return }
+        let deviceID = try arguments.option("--device")
+        let positionText = try arguments.option("--position")
+        let sizeText = try arguments.option("--size") ?? "max"
+        let formatText = try arguments.option("--format") ?? "jpeg"
+        let quality = try arguments.integer("--quality", range: 1...100) ?? 92
+        let flashText = try arguments.option("--flash") ?? "off"
+        let timer = try arguments.number("--timer", range: 0...3600) ?? 0
+        let count = try arguments.integer("--count", range: 1...10_000) ?? 1
+        let interval = try arguments.number("--interval", range: 0...86_400) ?? 1
+        let warmupOption = try arguments.integer("--warmup", range: 0...300)
+        let output = try arguments.option("-o", "--output")
+        _ = try arguments.finish()
+
+        guard let format = PhotoSettings.Format(rawValue: formatText.lowercased()) else { throw .usage("--format must be jpeg, png or heif, not '\(formatText)'") }
+        guard let flash = PhotoSettings.FlashMode(rawValue: flashText.lowercased()) else { throw .usage("--flash must be off, on or auto, not '\(flashText)'") }
+        var position = CaptureDevice.Position.unspecified
+        if let positionText {
+            guard let value = CaptureDevice.Position(rawValue: positionText.lowercased()), value == .front || value == .back else {
+                throw .usage("--position must be front or back, not '\(positionText)'")
+            }
+            position = value
+        }
+        var requested: CaptureDevice.Dimensions?
+        if sizeText.lowercased() != "max" {
+            let parts = sizeText.lowercased().split(separator: "x")
+            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
+                throw .usage("--size must be max or WIDTHxHEIGHT such as 1920x1080, not '\(sizeText)'")
+            }
+            requested = .init(width: w, height: h)
+        }
+
+        let device = try pickDevice(id: deviceID, position: position)
+        if device.deviceType == .virtual && deviceID == nil {
+            FileHandle.standardError.write(Data("No camera found: using Pinhole's test camera.\n".utf8))
+        }
+        let size = requested ?? device.maxPhotoDimensions
+        guard let streamFormat = chooseFormat(device, size: size, photoFormat: format) else {
+            let sizes = Set(device.formats.map(\.dimensions)).sorted().map(\.description).joined(separator: ", ")
+            throw .capture(.unsupported("\(size) (\(device.localizedName) offers \(sizes))"))
+        }
+        let warmup = warmupOption ?? (device.deviceType == .virtual ? 0 : 3)
+
+        do {
+            try device.lockForConfiguration()
+            try device.setActiveFormat(streamFormat, frameInterval: streamFormat.frameIntervals.first)
+            device.unlockForConfiguration()
+        } catch {
+            throw .capture(error)
+        }
+        let session = CaptureSession()
+        session.sessionPreset = .inputPriority
+        let photoOutput = PhotoOutput()
+        do {
+            session.addInput(try CaptureDeviceInput(device: device))
+            session.addOutput(photoOutput)
+            try await session.start()
+        } catch {
+            throw .capture(error)
+        }
+        defer { session.stopRunning() }
+        await waitForFrames(session, count: warmup + 1, timeout: 10)
+        if session.statistics.framesDelivered == 0 {
+            throw .capture(.timeout(device: device.localizedName, seconds: 10))
+        }
+        if timer > 0 { await countdown(timer) }
+        let settings = PhotoSettings(format: format, quality: quality, maxPhotoDimensions: size, flashMode: flash, photoQualityPrioritization: .speed)
+        for index in 0..<count {
+            if index > 0 { try? await Task.sleep(for: .seconds(interval)) }
+            let photo: CapturePhoto
+            do { photo = try await photoOutput.capturePhoto(with: settings) } catch { throw .capture(error) }
+            if photo.resolvedSettings.screenFlashRequested {
+                FileHandle.standardError.write(Data("\(device.localizedName) has no flash LED: the photo was taken without flash.\n".utf8))
+            }
+            let path = destination(output, photo: photo)
+            do {
+                let written = try photo.write(to: path)
+                FileHandle.standardOutput.write(Data((written + "\n").utf8))
+            } catch {
+                if case let .io(failedPath, reason) = error { throw .cannotWrite(path: failedPath, reason: reason) }
+                throw .media(error)
+            }
+        }
+    }
+
+    /// The camera asked for, the default one, or the test camera.
+    static func pickDevice(id: String?, position: CaptureDevice.Position) throws(CLIError) -> CaptureDevice {
+        if let id {
+            do throws(CaptureError) {
+                let device = try CaptureDevice.device(withID: id)
+                if let problem = device.accessProblem { throw problem }
+                return device
+            } catch {
+                throw .capture(error)
+            }
+        }
+        guard let device = CaptureDevice.default(for: .video, position: position) else { throw .capture(.noCamera) }
+        if device.deviceType == .virtual, let denied = CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).devices.first(where: { $0.accessProblem != nil }) {
+            // A camera exists but cannot be opened: say so instead of silently using the test camera.
+            throw .capture(denied.accessProblem!)
+        }
+        return device
+    }
+
+    /// The stream format for a photo of `size`: MJPEG when saving JPEG (the camera's own JPEG is
+    /// kept), else a raw format; the fastest frame rate among equals.
+    static func chooseFormat(_ device: CaptureDevice, size: CaptureDevice.Dimensions, photoFormat: PhotoSettings.Format) -> CaptureDevice.Format? {
+        let matching = device.formats.filter { $0.dimensions == size }
+        let preferMJPEG = photoFormat == .jpeg
+        return matching.min { a, b in
+            let aJPEG = a.pixelFormat == .mjpeg, bJPEG = b.pixelFormat == .mjpeg
+            if aJPEG != bJPEG { return aJPEG == preferMJPEG }
+            return a.maxFrameRate > b.maxFrameRate
+        }
+    }
+
+    /// Waits until the session has delivered `count` frames (or `timeout` seconds pass).
+    static func waitForFrames(_ session: CaptureSession, count: Int, timeout: Double) async {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(timeout)
+        while session.statistics.framesDelivered < count, clock.now < deadline, session.isRunning {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    static func countdown(_ seconds: Double) async {
+        let interactive = isatty(STDERR_FILENO) != 0
+        var left = seconds
+        while left > 0 {
+            if interactive { FileHandle.standardError.write(Data("\rTaking the photo in \(Int(left.rounded(.up)))… ".utf8)) }
+            let step = min(1, left)
+            try? await Task.sleep(for: .seconds(step))
+            left -= step
+        }
+        if interactive { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+
+    /// Where a photo goes: -o's file or folder, else the Pictures/Camera folder with a dated name.
+    static func destination(_ output: String?, photo: CapturePhoto) -> String {
+        let name = fileName(for: photo)
+        guard let output else { return UserDirectories.pictures + "/Camera/" + name }
+        var isFolder: ObjCBool = false
+        if output.hasSuffix("/") || (FileManager.default.fileExists(atPath: output, isDirectory: &isFolder) && isFolder.boolValue) {
+            return (output.hasSuffix("/") ? String(output.dropLast()) : output) + "/" + name
+        }
+        return output
+    }
+
+    /// "Photo from 2026-11-29 14-03-22.123.jpg", in local time of the capture.
+    static func fileName(for photo: CapturePhoto) -> String {
+        let stamp: String
+        if let date = photo.metadata.dateTimeOriginal {
+            func pad(_ value: Int, _ width: Int = 2) -> String { String(repeating: "0", count: max(0, width - String(value).count)) + String(value) }
+            stamp = "\(pad(date.year, 4))-\(pad(date.month))-\(pad(date.day)) \(pad(date.hour))-\(pad(date.minute))-\(pad(date.second)).\(pad(date.millisecond ?? 0, 3))"
+        } else {
+            stamp = "unknown time"
+        }
+        return "Photo from \(stamp).\(photo.fileExtension)"
+    }
+}

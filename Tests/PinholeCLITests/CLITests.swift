@@ -1,0 +1,155 @@
+import Foundation
+import Media
+import Testing
+import TestSupport
+
+/// Runs the built `pinhole` binary with `arguments` and `environment` additions.
+func pinhole(_ arguments: [String], environment: [String: String] = [:], asUser uid: Int? = nil) throws -> ToolResult {
+    let binary = productsDirectory.appendingPathComponent("pinhole").path
+    var env = ProcessInfo.processInfo.environment
+    for (key, value) in environment { env[key] = value }
+    let process = Process()
+    if let uid {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", binary] + arguments
+    } else {
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+    }
+    process.environment = env
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return ToolResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+}
+
+/// The folder holding the built products (where the test bundle itself lives).
+let productsDirectory: URL = {
+    var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    while !FileManager.default.fileExists(atPath: url.appendingPathComponent("pinhole").path), url.path != "/" {
+        url.deleteLastPathComponent()
+    }
+    return url
+}()
+
+/// An environment with a private HOME and an empty /dev, so the tests see only the test camera.
+func isolatedEnvironment(_ folder: TemporaryDirectory) throws -> [String: String] {
+    let dev = folder.url.appendingPathComponent("dev").path
+    try FileManager.default.createDirectory(atPath: dev, withIntermediateDirectories: true)
+    return ["HOME": folder.url.path, "XDG_CONFIG_HOME": folder.url.appendingPathComponent("config").path, "PINHOLE_DEV_DIR": dev]
+}
+
+@Suite("pinhole CLI", .serialized)
+struct CLITests {
+    @Test("--help lists the commands and the exit codes; bad arguments exit 2 with one line")
+    func usage() throws {
+        let help = try pinhole(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("devices") && help.stdout.contains("snap") && help.stdout.contains("4 access denied"))
+        for (arguments, fragment) in [(["bogus"], "unknown command 'bogus'"), (["snap", "--format", "gif"], "--format must be jpeg, png or heif"),
+                                      (["snap", "--quality", "0"], "--quality must be a whole number from 1 to 100"),
+                                      (["snap", "--size", "huge"], "--size must be max or WIDTHxHEIGHT"), (["snap", "--what"], "unknown option '--what'"),
+                                      (["snap", "--device"], "--device needs a value")] {
+            let result = try pinhole(arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.contains(fragment), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+        #expect(try pinhole(["snap", "--help"]).stdout.contains("--timer SECONDS"))
+    }
+
+    @Test("devices lists the test cameras as text and JSON")
+    func devices() throws {
+        let folder = try TemporaryDirectory()
+        let env = try isolatedEnvironment(folder)
+        let text = try pinhole(["devices"], environment: env)
+        #expect(text.status == 0)
+        #expect(text.stdout.contains("No camera found"))
+        #expect(text.stdout.contains("Pinhole Test Camera (back) — back, virtual"))
+        #expect(text.stdout.contains("YUYV: 640×480 (60, 30, 15 fps)"))
+        let json = try pinhole(["devices", "--json"], environment: env)
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(array.compactMap { $0["id"] as? String } == ["pinhole-test-camera-front", "pinhole-test-camera-back"])
+        let formats = try #require(array[1]["formats"] as? [[String: Any]])
+        #expect(formats.contains { ($0["pixelFormat"] as? String) == "MJPEG" && ($0["width"] as? Int) == 1920 })
+    }
+
+    @Test("snap saves into XDG_PICTURES_DIR/Camera with a dated name, at the largest size, and prints the path")
+    func snapDefaultDestination() throws {
+        let folder = try TemporaryDirectory()
+        var env = try isolatedEnvironment(folder)
+        try FileManager.default.createDirectory(atPath: env["XDG_CONFIG_HOME"]!, withIntermediateDirectories: true)
+        try Data("XDG_PICTURES_DIR=\"$HOME/Bilder\"\n".utf8).write(to: URL(fileURLWithPath: env["XDG_CONFIG_HOME"]! + "/user-dirs.dirs"))
+        env["TZ"] = "UTC"
+        let result = try pinhole(["snap"], environment: env)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("using Pinhole's test camera"))
+        let path = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(path.hasPrefix(folder.url.path + "/Bilder/Camera/Photo from "))
+        #expect(path.range(of: #"Photo from \d{4}-\d\d-\d\d \d\d-\d\d-\d\d\.\d{3}\.jpg$"#, options: .regularExpression) != nil)
+        let tags = try ExifTool.locate().tags(URL(fileURLWithPath: path))
+        #expect(jsonNumber(tags["File:ImageWidth"]) == 3840 && jsonNumber(tags["File:ImageHeight"]) == 2160)
+        #expect(jsonText(tags["EXIF:Model"]) == "Pinhole Test Camera (front)")
+        #expect(jsonText(tags["EXIF:OffsetTimeOriginal"]) == "+00:00")
+    }
+
+    @Test("snap -o, --size, --format, --count: every photo is a new file, none overwritten")
+    func snapOptions() throws {
+        let folder = try TemporaryDirectory()
+        let env = try isolatedEnvironment(folder)
+        let target = folder.path("shot.png")
+        let result = try pinhole(["snap", "--device", "test-back", "--size", "640x480", "--format", "png", "--count", "3", "--interval", "0.05", "-o", target], environment: env)
+        #expect(result.status == 0, "\(result.stderr)")
+        let paths = result.stdout.split(separator: "\n").map(String.init)
+        #expect(paths == [target, folder.path("shot (2).png"), folder.path("shot (3).png")])
+        for path in paths {
+            let check = try runTool("pngcheck", [path])
+            #expect(check.status == 0 && check.stdout.contains("640x480"), "\(check.stdout)")
+        }
+        let intoFolder = try pinhole(["snap", "--device", "test-back", "--size", "1280x720", "-o", folder.url.path], environment: env)
+        #expect(intoFolder.status == 0)
+        #expect(intoFolder.stdout.hasPrefix(folder.url.path + "/Photo from "))
+    }
+
+    @Test("snap failures: unknown camera exits 3, unsupported size 1, unwritable folder 6 — one line each")
+    func snapFailures() throws {
+        let folder = try TemporaryDirectory()
+        let env = try isolatedEnvironment(folder)
+        let missing = try pinhole(["snap", "--device", "no-such-camera"], environment: env)
+        #expect(missing.status == 3)
+        #expect(missing.stderr == "pinhole: No camera 'no-such-camera'. List cameras with `pinhole devices`.\n")
+        let size = try pinhole(["snap", "--device", "test-back", "--size", "123x45"], environment: env)
+        #expect(size.status == 1)
+        #expect(size.stderr.contains("123×45") && size.stderr.contains("640×480"))
+        let readOnly = folder.path("locked")
+        try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: readOnly)
+        let unwritable = try pinhole(["snap", "--device", "test-back", "--size", "640x480", "-o", readOnly + "/x.jpg"], environment: env, asUser: 65534)
+        #expect(unwritable.status == 6, "\(unwritable.stderr)")
+        #expect(unwritable.stderr.contains("Cannot save") && unwritable.stderr.contains("permission denied"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: readOnly).isEmpty)
+    }
+
+    @Test("a camera node the user may not open: exit 4 with the group to join")
+    func accessDenied() throws {
+        let folder = try TemporaryDirectory()
+        var env = try isolatedEnvironment(folder)
+        // A root-only character device named video0, owned by group 'video' (like a real node without the user's membership).
+        let node = env["PINHOLE_DEV_DIR"]! + "/video0"
+        let made = try runTool("mknod", ["-m", "660", node, "c", "1", "3"])
+        try #require(made.status == 0, "\(made.stderr)")
+        _ = try runTool("chgrp", ["video", node])
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.url.path)
+        env["HOME"] = folder.url.path
+        let result = try pinhole(["snap", "-o", folder.path("x.jpg")], environment: env, asUser: 65534)
+        #expect(result.status == 4, "\(result.stderr)")
+        #expect(result.stderr.contains("Camera access denied for \(node)"))
+        #expect(result.stderr.contains("sudo usermod -aG video $USER"))
+        let listing = try pinhole(["devices"], environment: env, asUser: 65534)
+        #expect(listing.stdout.contains("Access: denied"))
+    }
+}
