@@ -317,10 +317,7 @@ public final class CaptureSession: Sendable {
 
     /// Opens, configures and starts the camera, then the streaming thread.
     private func open(device: CaptureDevice, wanted: StreamConfiguration, outputs: [any CaptureOutput]) throws(CaptureError) {
-        let backend: CameraBackend = switch device.source {
-        case let .v4l2(path): try V4L2Backend(path: path, name: device.localizedName)
-        case .virtual: try VirtualCameraBackend(id: device.uniqueID, name: device.localizedName)
-        }
+        let backend = try CaptureSession.makeBackend(for: device)
         let set = try backend.configure(wanted)
         for (control, value) in device.pendingControlValues { try? backend.setValue(value, of: control) }
         for case let consumer as FrameConsumer in outputs { try consumer.streamWillStart(set, device: device) }
@@ -335,9 +332,9 @@ public final class CaptureSession: Sendable {
             box.state.statistics = Statistics()
         }
         let consumers = outputs.compactMap { $0 as? FrameConsumer }
-        let transfer = UncheckedTransfer(backend)
+        let handoff = BackendHandoff(backend)
         let thread = StreamingThread.start { [self] in
-            streamLoop(backend: transfer.value, device: device, configuration: set, consumers: consumers)
+            streamThread(handoff, device: device, configuration: set, consumers: consumers)
         }
         run.withLock { $0.state.thread = thread }
         emit(.started(set))
@@ -371,10 +368,43 @@ public final class CaptureSession: Sendable {
         do { try startLocked() } catch { run.withLock { $0.state.running = false } }
     }
 
-    /// The frame loop on the streaming thread: waits for frames, feeds outputs, counts damage
-    /// and gaps, and turns driver failures into events. After an unplug it waits for the camera
-    /// to come back and resumes by itself.
-    private func streamLoop(backend: CameraBackend, device: CaptureDevice, configuration set: StreamConfiguration, consumers: [FrameConsumer]) {
+    /// Opens the driver for `device`.
+    static func makeBackend(for device: CaptureDevice) throws(CaptureError) -> CameraBackend {
+        switch device.source {
+        case let .v4l2(path): try V4L2Backend(path: path, name: device.localizedName)
+        case .virtual: try VirtualCameraBackend(id: device.uniqueID, name: device.localizedName)
+        }
+    }
+
+    /// How a frame loop ended.
+    private enum LoopEnd {
+        /// `stopRunning()` asked.
+        case stopped
+        /// The camera went away: wait for it to come back.
+        case disconnected
+        /// A fatal error, already reported.
+        case failed
+    }
+
+    /// The streaming thread: runs the frame loop; after an unplug it lets go of the camera
+    /// entirely (some drivers, vivid among them, reconnect only once every handle is closed),
+    /// waits for it to come back and resumes by itself.
+    private func streamThread(_ handoff: BackendHandoff, device: CaptureDevice, configuration set: StreamConfiguration, consumers: [FrameConsumer]) {
+        var current = handoff.take()
+        while let backend = current {
+            let end = streamLoop(backend: backend, device: device, configuration: set, consumers: consumers)
+            guard end == .disconnected else { return }
+            backend.stop()
+            device.attach(nil)
+            run.withLock { $0.state.backend = nil }
+            current = nil
+            current = reconnect(device: device, wanted: set)
+        }
+    }
+
+    /// The frame loop: waits for frames, feeds outputs, counts damage and gaps, and turns driver
+    /// failures into events.
+    private func streamLoop(backend: CameraBackend, device: CaptureDevice, configuration set: StreamConfiguration, consumers: [FrameConsumer]) -> LoopEnd {
         var lastSequence: UInt32?
         var silentSeconds = 0.0
         while !run.withLock({ $0.state.stopRequested }) {
@@ -401,12 +431,9 @@ public final class CaptureSession: Sendable {
                 }
             } catch {
                 if case .deviceDisconnected = error {
-                    backend.stop()
-                    device.attach(nil)
                     run.withLock { $0.state.interrupted = true }
                     emit(.interrupted(.deviceDisconnected))
-                    waitForReconnection(device: device, wanted: set, consumers: consumers)
-                    return
+                    return .disconnected
                 }
                 backend.stop()
                 device.attach(nil)
@@ -415,40 +442,35 @@ public final class CaptureSession: Sendable {
                     box.state.backend = nil
                 }
                 emit(.runtimeError(error))
-                return
+                return .failed
             }
         }
+        return .stopped
     }
 
-    /// After an unplug: polls for the camera (same ID) and restarts the stream when it is back.
-    private func waitForReconnection(device: CaptureDevice, wanted: StreamConfiguration, consumers: [FrameConsumer]) {
+    /// After an unplug: polls for the camera (same node or ID) and reopens it with the same
+    /// stream; nil when the session is stopped first.
+    private func reconnect(device: CaptureDevice, wanted: StreamConfiguration) -> CameraBackend? {
         while !run.withLock({ $0.state.stopRequested }) {
             var pause = timespec(tv_sec: 0, tv_nsec: 250_000_000)
             nanosleep(&pause, nil)
             guard device.isConnected else { continue }
-            let reopened: CameraBackend?
-            do {
-                let backend: CameraBackend = switch device.source {
-                case let .v4l2(path): try V4L2Backend(path: path, name: device.localizedName)
-                case .virtual: try VirtualCameraBackend(id: device.uniqueID, name: device.localizedName)
-                }
-                let set = try backend.configure(wanted)
+            do throws(CaptureError) {
+                let backend = try CaptureSession.makeBackend(for: device)
+                _ = try backend.configure(wanted)
                 try backend.start()
-                reopened = backend
-                _ = set
+                device.attach(BackendReference(backend))
+                run.withLock { box in
+                    box.state.backend = backend
+                    box.state.interrupted = false
+                }
+                emit(.interruptionEnded)
+                return backend
             } catch {
-                reopened = nil
+                continue
             }
-            guard let backend = reopened else { continue }
-            device.attach(BackendReference(backend))
-            run.withLock { box in
-                box.state.backend = backend
-                box.state.interrupted = false
-            }
-            emit(.interruptionEnded)
-            streamLoop(backend: backend, device: device, configuration: wanted, consumers: consumers)
-            return
         }
+        return nil
     }
 
     // MARK: - Format choice
@@ -512,8 +534,15 @@ private struct RunStateBox: @unchecked Sendable {
     var state = CaptureSession.RunState()
 }
 
-/// Hands a non-Sendable value to another thread that becomes its only user.
-struct UncheckedTransfer<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
+/// Hands a backend to the streaming thread, which takes it out (so no closure keeps the camera
+/// open after the thread has let it go).
+final class BackendHandoff: @unchecked Sendable {
+    private var backend: CameraBackend?
+    init(_ backend: CameraBackend) { self.backend = backend }
+
+    /// The backend, once.
+    func take() -> CameraBackend? {
+        defer { backend = nil }
+        return backend
+    }
 }
