@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Media", targets: ["Media"]),
         .library(name: "Capture", targets: ["Capture"]),
         .executable(name: "pinhole", targets: ["pinhole"]),
+        .executable(name: "pinhole-bench", targets: ["pinhole-bench"]),
     ],
     targets: [
         // C libraries from Debian's -dev packages (installed by scripts/setup).
@@ -16,6 +17,7 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg"),
         .systemLibrary(name: "CHeif", path: "Sources/CHeif", pkgConfig: "libheif"),
         .systemLibrary(name: "CExif", path: "Sources/CExif", pkgConfig: "libexif"),
+        .systemLibrary(name: "CAV", path: "Sources/CAV", pkgConfig: "libavcodec"),
         // libpng reports errors with longjmp, which Swift cannot catch: a small C shim owns setjmp.
         .target(name: "CPNG", path: "Sources/CPNG", linkerSettings: [.linkedLibrary("png16")]),
         // VIDIOC_* numbers are function-like macros and ioctl is variadic: a small C shim exposes both.
@@ -24,6 +26,7 @@ let package = Package(
         .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CHeif", "CExif", "CPNG"]),
         .target(name: "Capture", dependencies: ["Media", "CV4L2"]),
         .executableTarget(name: "pinhole", dependencies: ["Capture", "Media"]),
+        .executableTarget(name: "pinhole-bench", dependencies: ["Media", "Capture", "CAV", "CYUV"]),
         // Helpers the test targets share: running independent tools (exiftool, pngcheck, …), temporary folders.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "MediaTests", dependencies: ["Media", "CYUV", "TestSupport"]),

@@ -1,0 +1,168 @@
+// pinhole-bench: times Pinhole's media stages against the tools people use instead, on the same
+// input in the same run, and prints one table. See `Stage` for how to add a stage.
+import Glibc
+import Media
+
+/// The command-line options.
+struct Options {
+    /// Timed runs per contender; the table shows the median.
+    var runs = 15
+    /// Fewer runs and 1080p only, for a CI smoke run.
+    var quick = false
+    /// Only stages whose name contains this (case-insensitive).
+    var only: String?
+    /// Print the table as Markdown (for the README).
+    var markdown = false
+    /// List the stage names and exit.
+    var list = false
+
+    /// The usage text.
+    static let usage = """
+        usage: pinhole-bench [--runs N] [--quick] [--only STAGE-SUBSTRING] [--markdown] [--list]
+          --runs N        timed runs per contender, the median is shown (default 15; 5 with --quick)
+          --quick         fewer runs and 1080p only, for CI smoke runs
+          --only TEXT     only stages whose name contains TEXT, ignoring case ("->" matches "→")
+          --markdown      print the table as Markdown
+          --list          list the stages and exit
+        """
+
+    /// A problem with the command line.
+    struct Invalid: Error, CustomStringConvertible {
+        /// What is wrong.
+        let description: String
+    }
+
+    /// Parses `arguments` (without the program name); nil for `--help`.
+    static func parse(_ arguments: [String]) throws -> Options? {
+        var options = Options()
+        var runsGiven: Int?
+        var rest = arguments[...]
+        /// The argument after `flag`.
+        func value(_ flag: String) throws -> String {
+            guard let value = rest.popFirst() else { throw Invalid(description: "\(flag) needs a value") }
+            return value
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--runs":
+                let text = try value(argument)
+                guard let runs = Int(text), runs > 0 else { throw Invalid(description: "--runs needs a positive whole number, not '\(text)'") }
+                runsGiven = runs
+            case "--quick": options.quick = true
+            case "--only": options.only = try value(argument)
+            case "--markdown": options.markdown = true
+            case "--list": options.list = true
+            case "-h", "--help": return nil
+            default: throw Invalid(description: "unknown option '\(argument)'")
+            }
+        }
+        options.runs = runsGiven ?? (options.quick ? 5 : 15)
+        return options
+    }
+
+    /// The settings line of the header.
+    var summary: String {
+        "median of \(runs) timed runs per contender (memcpy floor: at least 31) after untimed warm-up runs, "
+            + "contenders interleaved run by run; " + (quick ? "--quick (1080p only); " : "")
+            + Options.build + "; YUV is BT.601 limited range throughout"
+    }
+
+    /// How this program was compiled: only a release build's numbers mean anything.
+    static var build: String {
+        #if DEBUG
+        "DEBUG BUILD, numbers are meaningless (build with -c release)"
+        #else
+        "release build"
+        #endif
+    }
+}
+
+/// Runs the benchmark; returns the exit status.
+func main() -> Int32 {
+    let options: Options
+    do {
+        guard let parsed = try Options.parse(Array(CommandLine.arguments.dropFirst())) else {
+            print(Options.usage)
+            return 0
+        }
+        options = parsed
+    } catch {
+        printError("pinhole-bench: \(error)\n\(Options.usage)")
+        return 2
+    }
+    let stages = Stage.all.filter { options.only.map($0.matches) ?? true }
+    if options.list {
+        for stage in Stage.all { print("\(stage.name)  (\(stage.sizes.map(\.name).joined(separator: ", ")))") }
+        return 0
+    }
+    guard !stages.isEmpty else {
+        printError("pinhole-bench: no stage matches '\(options.only ?? "")'; stages: \(Stage.all.map(\.name).joined(separator: ", "))")
+        return 2
+    }
+
+    FFmpeg.quietLogs()
+    var template = Array("/tmp/pinhole-bench-XXXXXX".utf8CString)
+    guard let directory = mkdtemp(&template) else {
+        printError("pinhole-bench: cannot make a scratch directory in /tmp")
+        return 1
+    }
+    let scratch = String(cString: directory)
+    defer { removeDirectory(scratch) }
+
+    let machine = Machine.current()
+    let loadBefore = Machine.load()
+    let start = Clock.now()
+    let bench = Bench(options: options, machine: machine, scratch: scratch)
+    var rows: [Row] = []
+    var failures: [String] = []
+    for stage in stages {
+        for size in options.quick ? Array(stage.sizes.prefix(1)) : stage.sizes {
+            do {
+                rows += try stage.measure(bench, size)
+            } catch {
+                failures.append("\(stage.name) at \(size.name): \(error)")
+                rows.append(Row(stage: stage.name, size: size.name, oursMs: nil, memcpyMs: nil, peer: "—", peerMs: nil,
+                                check: Check(text: "FAILED", failed: true), note: "\(error)"))
+            }
+        }
+    }
+
+    let loadAfter = Machine.load()
+    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+    let stolen = Double(loadAfter.stolenTicks - loadBefore.stolenTicks) / ticks
+    let load = "1-minute load average \(loadBefore.average) before, \(loadAfter.average) after; "
+        + "\(Format.fixed(stolen, 1)) CPU-seconds stolen by the hypervisor during the \(Format.fixed(Clock.now() - start, 0)) s run"
+    let title = "Pinhole media benchmark"
+    print(options.markdown ? "### \(title)\n" : "\(title)")
+    for line in machine.lines(markdown: options.markdown, settings: options.summary, load: load) { print(line) }
+    print()
+    print(Table.render(rows, markdown: options.markdown))
+    print()
+    print("""
+        Peer/ours: peer time ÷ our time; above 1× we are faster, below 1× slower. Ours/memcpy: our time ÷ a memcpy of \
+        a BGRA frame of the same size, both cold; it can be below 1× because a YUYV or I420 source is a half or \
+        three-eighths of a BGRA frame. Rows are cold-cache (buffers rotated) except the GStreamer rows, which are \
+        warm on both sides. Check: mean absolute difference in 8-bit levels between our output and the peer's on the \
+        same input (JPEG encode: each output decoded and compared with its own input); more than \
+        \(Format.fixed(Check.limit, 0)) fails the run.
+        """)
+    let badChecks = rows.filter(\.check.failed).map { "\($0.stage) at \($0.size) vs \($0.peer): \($0.check.text)" }
+    for problem in failures + badChecks { printError("pinhole-bench: FAILED \(problem)") }
+    return failures.isEmpty && badChecks.isEmpty ? 0 : 1
+}
+
+/// Deletes the files in `path` (the scratch directory holds no subdirectories) and then `path`.
+func removeDirectory(_ path: String) {
+    if let directory = opendir(path) {
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { unlink("\(path)/\(name)") }
+        }
+        closedir(directory)
+    }
+    rmdir(path)
+}
+
+exit(main())
