@@ -119,3 +119,23 @@ struct JPEGTests {
         #expect(throws: MediaError.imageTooLarge(width: 64, height: 48, maximumPixels: 1000)) { try small.decode(jpeg) }
     }
 }
+
+@Suite("YUV range")
+struct YUVRangeTests {
+    @Test("video-range planes encode to JPEG with the right levels: black stays black, white stays white")
+    func levels() throws {
+        for (value, expected) in [(RGB(r: 0, g: 0, b: 0), 0), (RGB(r: 255, g: 255, b: 255), 255), (RGB(r: 128, g: 128, b: 128), 128)] {
+            let frame = try PixelBuffer(format: .i420, width: 64, height: 32, bytes: packFrame(.i420, width: 64, height: 32) { _, _ in value })
+            let decoded = try JPEGDecoder().decode(JPEGEncoder().encode(frame, quality: 100))
+            let p = decoded.bgraPixel(x: 30, y: 15)
+            #expect(abs(Int(p.r) - expected) <= 2 && abs(Int(p.g) - expected) <= 2 && abs(Int(p.b) - expected) <= 2, "\(value): \(p)")
+        }
+        // Every colour bar survives video-range planes → JPEG → BGRA within ±4.
+        let bars = try PixelBuffer(format: .i420, width: 320, height: 32, bytes: packFrame(.i420, width: 320, height: 32) { x, _ in bar(atX: x, width: 320) })
+        let decoded = try JPEGDecoder().decode(JPEGEncoder().encode(bars, quality: 100))
+        for i in 0..<8 {
+            let x = i * 40 + 20
+            #expect(channelError(decoded.bgraPixel(x: x, y: 16), colourBars[i]) <= 4, "bar \(i)")
+        }
+    }
+}

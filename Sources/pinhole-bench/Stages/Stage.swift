@@ -27,6 +27,8 @@ struct Stage {
             .mjpegDecode(to: .bgra),
             .mjpegDecode(to: .i420),
             .jpegEncode,
+            .pngEncode,
+            .thumbnail,
         ]
     }
 
