@@ -243,10 +243,18 @@ final class V4L2Device {
                                   timestampNanoseconds: nanoseconds, hasError: buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0)
     }
 
-    /// VIDIOC_STREAMON.
+    /// VIDIOC_STREAMON. Unplug, busy and permission errors keep their meaning; anything else is
+    /// the camera refusing to start (drivers answer EINVAL, EIO, ENOMEM… for a failing sensor).
     func streamOn() throws(CaptureError) {
         var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
-        try control(PINHOLE_VIDIOC_STREAMON, "VIDIOC_STREAMON", &type)
+        guard withUnsafeMutablePointer(to: &type, { pinhole_ioctl(fd, PINHOLE_VIDIOC_STREAMON, UnsafeMutableRawPointer($0)) }) == 0 else {
+            let code = errno
+            switch V4L2Errno.error("VIDIOC_STREAMON", path: path, code: code) {
+            case let error where [ENODEV, ENXIO, EBUSY, EACCES, EPERM].contains(code): throw error
+            default:
+                throw .streamFailed(device: path, reason: "the camera refused to start streaming (\(String(cString: strerror(code))))")
+            }
+        }
     }
 
     /// VIDIOC_STREAMOFF (errors ignored: used when stopping, including after an unplug).

@@ -70,15 +70,15 @@ public final class PixelConverter: Sendable {
         // Full-range YUV → BGRA, with libyuv's JPEG matrix.
         case (.i420, .bgra) where fullSource, (.yv12, .bgra) where fullSource:
             let (u, v) = s.format == .i420 ? (1, 2) : (2, 1)
-            result = withUnsafePointer(to: kYuvJPEGConstants) { I420ToARGBMatrix(p(s, 0), st(s, 0), p(s, u), st(s, u), p(s, v), st(s, v), p(d, 0), st(d, 0), $0, w, h) }
+            result = I420ToARGBMatrix(p(s, 0), st(s, 0), p(s, u), st(s, u), p(s, v), st(s, v), p(d, 0), st(d, 0), pinhole_yuv_jpeg_constants(), w, h)
         case (.i422, .bgra) where fullSource:
-            result = withUnsafePointer(to: kYuvJPEGConstants) { I422ToARGBMatrix(p(s, 0), st(s, 0), p(s, 1), st(s, 1), p(s, 2), st(s, 2), p(d, 0), st(d, 0), $0, w, h) }
+            result = I422ToARGBMatrix(p(s, 0), st(s, 0), p(s, 1), st(s, 1), p(s, 2), st(s, 2), p(d, 0), st(d, 0), pinhole_yuv_jpeg_constants(), w, h)
         case (.i444, .bgra) where fullSource:
-            result = withUnsafePointer(to: kYuvJPEGConstants) { I444ToARGBMatrix(p(s, 0), st(s, 0), p(s, 1), st(s, 1), p(s, 2), st(s, 2), p(d, 0), st(d, 0), $0, w, h) }
+            result = I444ToARGBMatrix(p(s, 0), st(s, 0), p(s, 1), st(s, 1), p(s, 2), st(s, 2), p(d, 0), st(d, 0), pinhole_yuv_jpeg_constants(), w, h)
         case (.nv12, .bgra) where fullSource:
-            result = withUnsafePointer(to: kYuvJPEGConstants) { NV12ToARGBMatrix(p(s, 0), st(s, 0), p(s, 1), st(s, 1), p(d, 0), st(d, 0), $0, w, h) }
+            result = NV12ToARGBMatrix(p(s, 0), st(s, 0), p(s, 1), st(s, 1), p(d, 0), st(d, 0), pinhole_yuv_jpeg_constants(), w, h)
         case (.nv21, .bgra) where fullSource:
-            result = withUnsafePointer(to: kYuvJPEGConstants) { NV21ToARGBMatrix(p(s, 0), st(s, 0), p(s, 1), st(s, 1), p(d, 0), st(d, 0), $0, w, h) }
+            result = NV21ToARGBMatrix(p(s, 0), st(s, 0), p(s, 1), st(s, 1), p(d, 0), st(d, 0), pinhole_yuv_jpeg_constants(), w, h)
         case (.yuyv, _) where fullSource, (.uyvy, _) where fullSource:
             throw .unsupported("full-range packed 4:2:2 (\(s.format)); cameras send it in video range")
         case (_, _) where fullSource && !d.format.isYUV && d.format != .bgra:

@@ -11,6 +11,7 @@ public final class JPEGDecoder: Sendable {
     private struct State {
         var handle: TurboJPEGHandle?
         var scratch: PixelBuffer?
+        var planar: PixelBuffer?
     }
     private let state = Mutex(State())
     /// The most pixels a JPEG may declare before it is refused.
@@ -111,6 +112,22 @@ public final class JPEGDecoder: Sendable {
         case .bgr24: TJPF_BGR
         case .grey: TJPF_GRAY
         default: nil
+        }
+        // Colour JPEGs to BGRA: decode to the JPEG's own planes, then convert with libyuv's SIMD
+        // (measured 4–10% faster than libjpeg-turbo's own colour conversion and upsampling).
+        // libyuv's MJPGToARGB would be faster still, but this version converts with video-range
+        // constants (colours off by ~8 levels), so it is not used.
+        if d.format == .bgra, let planarFormat = info.subsampling.planarFormat, planarFormat != .grey {
+            let planar: PixelBuffer
+            if let cached = state.planar, cached.format == planarFormat, cached.width == d.width, cached.height == d.height {
+                planar = cached
+            } else {
+                planar = try PixelBuffer(format: planarFormat, width: d.width, height: d.height, rowAlignment: 64)
+                state.planar = planar
+            }
+            try decodeLocked(data, info: info, scale: scale, into: planar, &state)
+            guard try PixelConverter.direct(planar, d) else { throw .unsupported("decoding JPEG to \(d.format)") }
+            return
         }
         if let packed {
             guard tjDecompress2(tj, source, UInt(data.count), d.baseAddress(ofPlane: 0), Int32(d.width), d.bytesPerRow(ofPlane: 0),

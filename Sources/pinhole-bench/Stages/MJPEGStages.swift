@@ -16,7 +16,7 @@ struct WebcamJPEG {
 /// The Motion-JPEG decoding stages.
 extension Stage {
     /// MJPEG → `destination` (BGRA, or I420 for the YUV path) at 1080p and 4K: ours
-    /// (`JPEGDecoder.decode(_:into:)`: TurboJPEG to BGRA, libyuv MJPGToI420 to I420) against
+    /// (`JPEGDecoder.decode(_:into:)`: TurboJPEG to planes then libyuv to BGRA; libyuv MJPGToI420 to I420) against
     /// FFmpeg's own MJPEG decoder in process.
     static func mjpegDecode(to destination: PixelFormat) -> Stage {
         let name = "MJPEG→\(destination)"
@@ -63,7 +63,7 @@ extension Stage {
                 },
             ])
             let peer = scaler.map { "FFmpeg mjpeg + swscale \(nativeName)→BGRA (\($0.flagName))" } ?? "FFmpeg mjpeg, decode only (to \(nativeName))"
-            let oursWay = destination == .bgra ? "ours: TurboJPEG straight to BGRA" : "ours: libyuv MJPGToI420, including 4:2:2→4:2:0"
+            let oursWay = destination == .bgra ? "ours: TurboJPEG to the JPEG's own planes, then libyuv to BGRA" : "ours: libyuv MJPGToI420, including 4:2:2→4:2:0"
             let threading = ffmpeg.supportsThreads
                 ? "FFmpeg thread_count=1"
                 : "FFmpeg thread_count=1, which is also its default here: this mjpeg decoder has no threading"

@@ -1,0 +1,245 @@
+import Capture
+import Foundation
+import Media
+import Synchronization
+import Testing
+import TestSupport
+
+/// True inside `scripts/vm/run` (Debian's kernel under QEMU with the vivid driver), where
+/// `scripts/vm/capture-tests` runs this suite; elsewhere there is no V4L2 device to test.
+let vividAvailable = ProcessInfo.processInfo.environment["PINHOLE_VIVID"] == "1"
+
+/// vivid's test controls (class 0xf0f000), as the issue lists them.
+enum VividControl {
+    static let droppedBuffersPercentage = ControlID(rawValue: 0xf0f040)
+    static let disconnect = ControlID(rawValue: 0xf0f041)
+    static let injectBufferError = ControlID(rawValue: 0xf0f042)
+    static let injectStreamOnError = ControlID(rawValue: 0xf0f045)
+    static let injectFatalStreamingError = ControlID(rawValue: 0xf0f046)
+}
+
+/// Reloads vivid with two webcam-like devices (control values persist until a reload).
+func reloadVivid() throws {
+    let repo = ProcessInfo.processInfo.environment["PINHOLE_REPO"] ?? FileManager.default.currentDirectoryPath
+    let result = try runTool("bash", [repo + "/scripts/vm/vivid", "load", "webcam", "2"])
+    try #require(result.status == 0, "vivid did not load: \(result.stderr)")
+}
+
+/// Presses or sets one of vivid's test controls on `device`.
+func press(_ control: ControlID, on device: CaptureDevice, value: Int64 = 0) throws {
+    try device.lockForConfiguration()
+    defer { device.unlockForConfiguration() }
+    try device.setValue(value, of: control)
+}
+
+/// A vivid camera streaming `format` at `width`×`height` into a BGRA video data output.
+func vividSession(_ device: CaptureDevice, format: PixelFormat = .yuyv, width: Int = 320, height: Int = 180) throws -> (CaptureSession, VideoDataOutput) {
+    let chosen = try #require(device.formats.first { $0.pixelFormat == format && $0.dimensions == .init(width: width, height: height) })
+    try device.lockForConfiguration()
+    try device.setActiveFormat(chosen, frameInterval: chosen.frameIntervals.first)
+    device.unlockForConfiguration()
+    let session = CaptureSession()
+    session.sessionPreset = .inputPriority
+    session.addInput(try CaptureDeviceInput(device: device))
+    let output = VideoDataOutput()
+    session.addOutput(output)
+    try session.startSynchronously()
+    return (session, output)
+}
+
+/// The built `pinhole` binary (beside the test bundle).
+var pinholeBinary: String {
+    var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    while !FileManager.default.fileExists(atPath: url.appendingPathComponent("pinhole").path), url.path != "/" { url.deleteLastPathComponent() }
+    return url.appendingPathComponent("pinhole").path
+}
+
+extension VirtualCameraSuites {
+    @Suite("vivid, a real V4L2 driver (inside scripts/vm)", .enabled(if: vividAvailable))
+    struct VividTests {
+        init() throws { try reloadVivid() }
+
+        func camera(_ path: String = "/dev/video0") throws -> CaptureDevice { try CaptureDevice.device(withID: path) }
+
+        @Test("discovery finds both vivid cameras with their sizes and frame rates")
+        func discovery() throws {
+            let real = CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).devices
+            #expect(real.compactMap(\.path) == ["/dev/video0", "/dev/video1"])
+            #expect(Set(real.map(\.uniqueID)).count == 2)
+            let device = real[0]
+            #expect(device.localizedName.hasPrefix("vivid"))
+            let yuyv = device.formats.filter { $0.pixelFormat == .yuyv }.map(\.dimensions)
+            #expect(yuyv.contains(.init(width: 3840, height: 2160)) && yuyv.contains(.init(width: 320, height: 180)))
+            let vga = try #require(device.formats.first { $0.pixelFormat == .yuyv && $0.dimensions.width == 640 && $0.dimensions.height == 480 })
+            #expect(vga.maxFrameRate == 25 && vga.frameIntervals.contains(FrameInterval(numerator: 1, denominator: 1)))
+            #expect(device.maxPhotoDimensions == .init(width: 3840, height: 2160))
+            #expect(device.control(.brightness) != nil && device.control(VividControl.disconnect)?.kind == .button)
+            #expect(CaptureDevice.authorizationStatus() == .authorized)
+        }
+
+        @Test("every raw format vivid offers streams, and its pixels show vivid's colour bars")
+        func everyRawFormat() async throws {
+            let device = try camera()
+            let formats = Array(Set(device.formats.filter { !$0.pixelFormat.isCompressed && $0.dimensions == .init(width: 320, height: 180) }.map(\.pixelFormat)))
+                .sorted { $0.rawValue < $1.rawValue }
+            #expect(formats.count >= 10, "\(formats)")
+            var reference: [(UInt8, UInt8, UInt8)]?
+            for format in [PixelFormat.rgb24] + formats.filter({ $0 != .rgb24 }) {
+                let (session, output) = try vividSession(device, format: format)
+                let taken = await frames(from: output, count: 2, seconds: 20)
+                session.stopRunning()
+                let image = try #require(taken.last, "no frames in \(format)").imageBuffer
+                // Bar centres on a row below vivid's text overlay.
+                let samples = (0..<8).map { i -> (UInt8, UInt8, UInt8) in
+                    let p = image.bgraPixel(x: i * 40 + 20, y: 120)
+                    return (p.r, p.g, p.b)
+                }
+                if reference == nil {
+                    reference = samples
+                    // White, yellow, cyan, green, magenta, red, blue, black: which channels are lit.
+                    let lit: [(Bool, Bool, Bool)] = [(true, true, true), (true, true, false), (false, true, true), (false, true, false),
+                                                     (true, false, true), (true, false, false), (false, false, true), (false, false, false)]
+                    for (sample, expected) in zip(samples, lit) {
+                        #expect((sample.0 > 120, sample.1 > 120, sample.2 > 120) == expected, "RGB24 bars: \(samples)")
+                    }
+                    continue
+                }
+                for (i, (sample, want)) in zip(samples, reference!).enumerated() {
+                    if format == .grey {
+                        let luma = (299 * Int(want.0) + 587 * Int(want.1) + 114 * Int(want.2)) / 1000
+                        #expect(abs(Int(sample.1) - luma) <= 12, "\(format) bar \(i): \(sample) vs luma \(luma)")
+                    } else {
+                        let error = max(abs(Int(sample.0) - Int(want.0)), abs(Int(sample.1) - Int(want.1)), abs(Int(sample.2) - Int(want.2)))
+                        #expect(error <= 12, "\(format) bar \(i): \(sample) vs RGB24's \(want)")
+                    }
+                }
+            }
+        }
+
+        @Test("pinhole snap --size max gives a 3840×2160 JPEG with the right EXIF and pixels")
+        func snapMax() throws {
+            let folder = try TemporaryDirectory()
+            let result = try runTool(pinholeBinary, ["snap", "--device", "/dev/video0", "--size", "max", "--warmup", "0", "-o", folder.path("max.jpg")])
+            #expect(result.status == 0, "\(result.stderr)")
+            let path = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            let tags = try ExifTool.locate().tags(URL(fileURLWithPath: path))
+            #expect(jsonNumber(tags["File:ImageWidth"]) == 3840 && jsonNumber(tags["File:ImageHeight"]) == 2160)
+            #expect(jsonText(tags["EXIF:Make"]) == "vivid")
+            #expect(jsonText(tags["EXIF:Model"])?.hasPrefix("vivid") == true)
+            #expect(jsonNumber(tags["EXIF:Orientation"]) == 1)
+            let pixels = try JPEGDecoder().decode(try folder.read(URL(fileURLWithPath: path)), scale: .eighth)
+            let red = pixels.bgraPixel(x: 5 * pixels.width / 8 + pixels.width / 16, y: pixels.height * 2 / 3)
+            #expect(red.r > 120 && red.g < 60 && red.b < 60, "red bar: \(red)")
+        }
+
+        @Test("controls are set and read back, before and while streaming")
+        func controls() async throws {
+            let device = try camera()
+            try press(.brightness, on: device, value: 200)
+            #expect(try device.value(of: .brightness) == 200)
+            let (session, output) = try vividSession(device)
+            defer { session.stopRunning() }
+            #expect(await frames(from: output, count: 1, seconds: 20).infos.count == 1)
+            #expect(try device.value(of: .brightness) == 200)
+            try press(.contrast, on: device, value: 100)
+            #expect(try device.value(of: .contrast) == 100)
+            #expect(throws: CaptureError.self) { try press(.brightness, on: device, value: 100_000) }
+        }
+
+        @Test("Disconnect while streaming: an interruption, the camera let go, frames again when vivid reconnects")
+        func disconnect() async throws {
+            let device = try camera()
+            let (session, output) = try vividSession(device)
+            defer { session.stopRunning() }
+            let events = session.events()
+            #expect(await frames(from: output, count: 2, seconds: 20).infos.count == 2)
+            try press(VividControl.disconnect, on: device)
+            #expect(await waitForEvent(events, seconds: 10) { $0 == .interrupted(.deviceDisconnected) } != nil)
+            #expect(await waitForEvent(events, seconds: 20) { $0 == .interruptionEnded } != nil)
+            #expect(await frames(from: output, count: 2, seconds: 20).infos.count == 2)
+            session.stopRunning()
+            #expect(!session.isRunning)
+        }
+
+        @Test("unbind while streaming: an interruption; bind: the camera is found again and frames resume")
+        func unbindAndBind() async throws {
+            let device = try camera()
+            let (session, output) = try vividSession(device)
+            defer { session.stopRunning() }
+            let events = session.events()
+            #expect(await frames(from: output, count: 1, seconds: 20).infos.count == 1)
+            try "vivid.0".write(toFile: "/sys/bus/platform/drivers/vivid/unbind", atomically: false, encoding: .utf8)
+            #expect(await waitForEvent(events, seconds: 10) { $0 == .interrupted(.deviceDisconnected) } != nil)
+            #expect(!device.isConnected)
+            #expect(CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).devices.isEmpty)
+            try "vivid.0".write(toFile: "/sys/bus/platform/drivers/vivid/bind", atomically: false, encoding: .utf8)
+            #expect(await waitForEvent(events, seconds: 20) { $0 == .interruptionEnded } != nil)
+            #expect(CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).devices.compactMap(\.path).contains("/dev/video0"))
+            #expect(await frames(from: output, count: 1, seconds: 20).infos.count == 1)
+        }
+
+        @Test("buffer errors and dropped buffers are skipped and counted while the stream goes on")
+        func damagedAndDropped() async throws {
+            let device = try camera()
+            let (session, output) = try vividSession(device)
+            defer { session.stopRunning() }
+            #expect(await frames(from: output, count: 2, seconds: 20).infos.count == 2)
+            try press(VividControl.injectBufferError, on: device)
+            try press(VividControl.droppedBuffersPercentage, on: device, value: 50)
+            #expect(await frames(from: output, count: 12, seconds: 30).infos.count == 12)
+            let stats = session.statistics
+            #expect(stats.framesCorrupt >= 1, "\(stats)")
+            #expect(stats.framesDroppedByDriver >= 1, "\(stats)")
+        }
+
+        @Test("a STREAMON error makes start fail with a clear error")
+        func streamOnError() throws {
+            let device = try camera()
+            try press(VividControl.injectStreamOnError, on: device)
+            do {
+                let (session, _) = try vividSession(device)
+                session.stopRunning()
+                Issue.record("the session started despite the injected STREAMON error")
+            } catch let error as CaptureError {
+                #expect(error.description.contains("stopped streaming") || error.description.contains("refused to start"), "\(error)")
+            }
+        }
+
+        @Test("a fatal streaming error gives a runtime-error event and stops the session")
+        func fatalError() async throws {
+            let device = try camera()
+            let (session, output) = try vividSession(device)
+            defer { session.stopRunning() }
+            let events = session.events()
+            #expect(await frames(from: output, count: 1, seconds: 20).infos.count == 1)
+            try press(VividControl.injectFatalStreamingError, on: device)
+            let event = await waitForEvent(events, seconds: 10) { if case .runtimeError = $0 { true } else { false } }
+            #expect(event != nil)
+            try? await Task.sleep(for: .milliseconds(200))
+            #expect(!session.isRunning)
+        }
+
+        @Test("an unprivileged user is told access is denied, with the fix, and exit code 4")
+        func accessDenied() throws {
+            let snap = try runTool("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", pinholeBinary, "snap", "--device", "/dev/video0", "-o", "/tmp/never.jpg"])
+            #expect(snap.status == 4, "\(snap.stderr)")
+            #expect(snap.stderr.contains("Camera access denied for /dev/video0"))
+            #expect(snap.stderr.contains("Only root can open it"))
+            let devices = try runTool("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", pinholeBinary, "devices", "--json"])
+            let array = try #require(try JSONSerialization.jsonObject(with: Data(devices.stdout.utf8)) as? [[String: Any]])
+            #expect(array.filter { ($0["access"] as? String) == "denied" }.count == 2)
+        }
+
+        @Test("the camera streaming here is 'busy' for a second program, which exits 5 without crashing")
+        func busy() async throws {
+            let device = try camera()
+            let (session, output) = try vividSession(device)
+            defer { session.stopRunning() }
+            #expect(await frames(from: output, count: 1, seconds: 20).infos.count == 1)
+            let second = try runTool(pinholeBinary, ["snap", "--device", "/dev/video0", "--size", "320x180", "-o", "/tmp/never.jpg"])
+            #expect(second.status == 5, "\(second.stderr)")
+            #expect(second.stderr.contains("is in use by another program"))
+            #expect(await frames(from: output, count: 2, seconds: 20).infos.count == 2, "our stream goes on")
+        }
+    }
+}
