@@ -3,28 +3,13 @@ import Media
 import Testing
 import TestSupport
 
-/// Runs the built `pinhole` binary with `arguments` and `environment` additions.
+/// Runs the built `pinhole` binary with `arguments` and `environment` additions, as `uid` when given.
 func pinhole(_ arguments: [String], environment: [String: String] = [:], asUser uid: Int? = nil) throws -> ToolResult {
     let binary = productsDirectory.appendingPathComponent("pinhole").path
-    var env = ProcessInfo.processInfo.environment
-    for (key, value) in environment { env[key] = value }
-    let process = Process()
     if let uid {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", binary] + arguments
-    } else {
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
+        return try spawn(["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", binary] + arguments, environment: environment)
     }
-    process.environment = env
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ToolResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+    return try spawn([binary] + arguments, environment: environment)
 }
 
 /// The folder holding the built products (where the test bundle itself lives).

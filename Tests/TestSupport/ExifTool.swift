@@ -22,20 +22,11 @@ public struct ExifTool {
     /// Runs exiftool with `arguments`; returns its standard output. Throws when it exits non-zero.
     @discardableResult
     public func run(_ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ExifToolFailure(arguments: arguments, status: process.terminationStatus, message: message)
+        let result = try spawn([url.path] + arguments)
+        guard result.status == 0 else {
+            throw ExifToolFailure(arguments: arguments, status: result.status, message: result.stderr)
         }
-        return data
+        return Data(result.stdout.utf8)
     }
 
     /// The tags exiftool reads from each of `files` (`-j`, plus `options`: numbers with `-n`,

@@ -18,25 +18,51 @@ public struct ToolResult {
     }
 }
 
-/// Runs an independent tool (exiftool, pngcheck, heif-info, …) found on PATH. A missing tool is
-/// a failure, not a skip: the tests exist to have files checked by programs we did not write.
-public func runTool(_ name: String, _ arguments: [String]) throws -> ToolResult {
+/// Runs an independent tool (exiftool, pngcheck, heif-info, …) found on PATH, or a program at an
+/// absolute path. A missing tool is a failure, not a skip: the tests exist to have files checked
+/// by programs we did not write. `environment` adds to (or replaces in) this process's.
+public func runTool(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ToolResult {
     let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
-    guard let executable = paths.map({ "\($0)/\(name)" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+    let executable = name.hasPrefix("/") ? name : paths.map({ "\($0)/\(name)" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+    guard let executable, FileManager.default.isExecutableFile(atPath: executable) else {
         Issue.record("\(name) is not installed; run scripts/setup")
         throw CocoaError(.fileNoSuchFile)
     }
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return ToolResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+    return try spawn([executable] + arguments, environment: environment)
+}
+
+/// Runs `argv` with posix_spawn and waitpid, its output collected through files. (Foundation's
+/// Process needs a run-loop wake-up socket, which fails inside the test VM and then hangs.)
+public func spawn(_ argv: [String], environment: [String: String] = [:]) throws -> ToolResult {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pinhole-spawn-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let outPath = folder.appendingPathComponent("out").path, errPath = folder.appendingPathComponent("err").path
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    var merged = ProcessInfo.processInfo.environment
+    for (key, value) in environment { merged[key] = value }
+    let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    let cEnvironment: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { cArguments.forEach { free($0) }; cEnvironment.forEach { free($0) } }
+    var pid: pid_t = 0
+    let result = cArguments.withUnsafeBufferPointer { args in
+        cEnvironment.withUnsafeBufferPointer { env in
+            posix_spawn(&pid, argv[0], &actions, nil, UnsafeMutablePointer(mutating: args.baseAddress!), UnsafeMutablePointer(mutating: env.baseAddress!))
+        }
+    }
+    guard result == 0 else { throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "cannot start \(argv[0]): \(String(cString: strerror(result)))"]) }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    let signal = status & 0x7F
+    let code = signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+    let out = (try? Data(contentsOf: URL(fileURLWithPath: outPath))) ?? Data()
+    let err = (try? Data(contentsOf: URL(fileURLWithPath: errPath))) ?? Data()
+    return ToolResult(status: code, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
 }
 
 /// CRC-32 as PNG uses it, for crafting test files by hand.

@@ -368,11 +368,17 @@ public final class CaptureSession: Sendable {
         do { try startLocked() } catch { run.withLock { $0.state.running = false } }
     }
 
-    /// Opens the driver for `device`.
+    /// Opens the driver for `device`. A V4L2 camera that came back under another node number
+    /// (replugged while its old node was still held) is found again by its unique ID.
     static func makeBackend(for device: CaptureDevice) throws(CaptureError) -> CameraBackend {
         switch device.source {
-        case let .v4l2(path): try V4L2Backend(path: path, name: device.localizedName)
-        case .virtual: try VirtualCameraBackend(id: device.uniqueID, name: device.localizedName)
+        case let .v4l2(path):
+            if access(path, F_OK) != 0, let moved = DeviceScanner.scan(includeVirtual: false).first(where: { $0.uniqueID == device.uniqueID })?.path {
+                return try V4L2Backend(path: moved, name: device.localizedName)
+            }
+            return try V4L2Backend(path: path, name: device.localizedName)
+        case .virtual:
+            return try VirtualCameraBackend(id: device.uniqueID, name: device.localizedName)
         }
     }
 
@@ -390,11 +396,13 @@ public final class CaptureSession: Sendable {
     /// entirely (some drivers, vivid among them, reconnect only once every handle is closed),
     /// waits for it to come back and resumes by itself.
     private func streamThread(_ handoff: BackendHandoff, device: CaptureDevice, configuration set: StreamConfiguration, consumers: [FrameConsumer]) {
+        // `current` holds the only reference the thread keeps: no `let` binding may outlive a loop
+        // pass, or the old camera would stay open while we wait for it to come back.
         var current = handoff.take()
-        while let backend = current {
-            let end = streamLoop(backend: backend, device: device, configuration: set, consumers: consumers)
+        while current != nil {
+            let end = streamLoop(backend: current!, device: device, configuration: set, consumers: consumers)
             guard end == .disconnected else { return }
-            backend.stop()
+            current!.stop()
             device.attach(nil)
             run.withLock { $0.state.backend = nil }
             current = nil
@@ -454,7 +462,7 @@ public final class CaptureSession: Sendable {
         while !run.withLock({ $0.state.stopRequested }) {
             var pause = timespec(tv_sec: 0, tv_nsec: 250_000_000)
             nanosleep(&pause, nil)
-            guard device.isConnected else { continue }
+            guard device.isConnected || device.path != nil else { continue }
             do throws(CaptureError) {
                 let backend = try CaptureSession.makeBackend(for: device)
                 _ = try backend.configure(wanted)

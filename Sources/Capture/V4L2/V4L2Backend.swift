@@ -51,7 +51,8 @@ final class V4L2Backend: CameraBackend {
             let strides: [Int]? = switch configuration.pixelFormat {
             case .mjpeg: nil
             case .nv12, .nv21: [pixFormat.bytesPerLine, pixFormat.bytesPerLine]
-            case .i420, .yv12: [pixFormat.bytesPerLine, pixFormat.bytesPerLine / 2, pixFormat.bytesPerLine / 2]
+            case .i420, .yv12, .i422: [pixFormat.bytesPerLine, pixFormat.bytesPerLine / 2, pixFormat.bytesPerLine / 2]
+            case .i444: [pixFormat.bytesPerLine, pixFormat.bytesPerLine, pixFormat.bytesPerLine]
             default: [pixFormat.bytesPerLine]
             }
             do {
