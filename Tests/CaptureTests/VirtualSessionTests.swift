@@ -22,6 +22,25 @@ func waitForEvent(_ events: AsyncStream<CaptureSession.Event>, seconds: Double =
     }
 }
 
+/// Up to `count` elements of `stream`, waiting at most `seconds` in all.
+func collect<Element: Sendable>(_ stream: AsyncStream<Element>, count: Int, seconds: Double) async -> [Element] {
+    let task = Task { () -> [Element] in
+        var items: [Element] = []
+        for await element in stream {
+            items.append(element)
+            if items.count >= count { break }
+        }
+        return items
+    }
+    let timer = Task {
+        try await Task.sleep(for: .seconds(seconds))
+        task.cancel()
+    }
+    let items = await task.value
+    timer.cancel()
+    return items
+}
+
 /// What a test keeps of a frame without holding its pooled buffer.
 struct FrameInfo: Sendable {
     var sequence: UInt32
@@ -180,6 +199,24 @@ extension VirtualCameraSuites {
             #expect(await waitForEvent(events) { $0 == .interruptionEnded } != nil)
             #expect(await Capture_Tests_frames(output, 2).infos.count == 2)
             #expect(!session.isInterrupted)
+        }
+
+        @Test("discovery reports a camera unplugged and plugged back in while the program runs")
+        func connectEvents() async throws {
+            let events = CaptureDevice.DiscoverySession(deviceTypes: [.virtual]).deviceEvents()
+            try await Task.sleep(for: .milliseconds(50))
+            VirtualCamera.updateFaults(for: VirtualCamera.backID) { $0.unplugged = true }
+            guard case let .disconnected(id, name)? = await collect(events, count: 1, seconds: 5).first else {
+                Issue.record("no disconnect event")
+                return
+            }
+            #expect(id == VirtualCamera.backID && name == "Pinhole Test Camera (back)")
+            VirtualCamera.updateFaults(for: VirtualCamera.backID) { $0.unplugged = false }
+            guard case let .connected(device)? = await collect(events, count: 1, seconds: 5).first else {
+                Issue.record("no connect event")
+                return
+            }
+            #expect(device.uniqueID == VirtualCamera.backID)
         }
 
         @Test("a fatal streaming error stops the session with a runtime error")

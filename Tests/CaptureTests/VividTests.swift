@@ -168,6 +168,7 @@ extension VirtualCameraSuites {
             let (session, output) = try vividSession(device)
             defer { session.stopRunning() }
             let events = session.events()
+            let deviceEvents = CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).deviceEvents()
             #expect(await frames(from: output, count: 1, seconds: 20).infos.count == 1)
             try "vivid.0".write(toFile: "/sys/bus/platform/drivers/vivid/unbind", atomically: false, encoding: .utf8)
             #expect(await waitForEvent(events, seconds: 10) { $0 == .interrupted(.deviceDisconnected) } != nil)
@@ -177,6 +178,14 @@ extension VirtualCameraSuites {
             #expect(await waitForEvent(events, seconds: 20) { $0 == .interruptionEnded } != nil)
             #expect(CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).devices.compactMap(\.path).contains("/dev/video0"))
             #expect(await frames(from: output, count: 1, seconds: 20).infos.count == 1)
+            // Discovery saw both cameras go and come back.
+            let seen = await collect(deviceEvents, count: 4, seconds: 10).map { event -> String in
+                switch event {
+                case let .disconnected(id, _): "-" + id
+                case let .connected(device): "+" + device.uniqueID
+                }
+            }
+            #expect(seen.filter { $0.hasPrefix("-") }.count == 2 && seen.filter { $0.hasPrefix("+") }.count == 2, "\(seen)")
         }
 
         @Test("buffer errors and dropped buffers are skipped and counted while the stream goes on")

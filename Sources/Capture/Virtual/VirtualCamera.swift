@@ -43,6 +43,10 @@ public enum VirtualCamera {
     static let sizes: [(Int, Int)] = [(640, 480), (1280, 720), (1920, 1080), (3840, 2160)]
 
     private static let faults = Mutex<[String: Faults]>([:])
+    private static let changes = Atomic<Int>(0)
+
+    /// Bumped whenever faults change, so device watchers notice simulated unplugging.
+    static var generation: Int { changes.load(ordering: .acquiring) }
     private static let streaming = Mutex<Set<String>>([])
 
     /// The faults currently set on camera `id`.
@@ -53,6 +57,7 @@ public enum VirtualCamera {
     /// Replaces the faults of camera `id` (tests call this; `Faults()` clears them).
     public static func setFaults(_ value: Faults, for id: String) {
         faults.withLock { $0[id] = value }
+        changes.add(1, ordering: .releasing)
     }
 
     /// Changes the faults of camera `id` in place.
@@ -62,6 +67,7 @@ public enum VirtualCamera {
             change(&value)
             all[id] = value
         }
+        changes.add(1, ordering: .releasing)
     }
 
     /// Claims the camera for a stream; false if another stream in this process holds it.
