@@ -133,8 +133,8 @@ extension VirtualCameraSuites {
         }
 
         @Test("flash on a camera without an LED asks the app for a screen flash; auto judges the scene")
-        func flash() async throws {
-            let (session, photoOutput, _) = try photoSession(back)
+        func screenFlash() async throws {
+            let (session, photoOutput, _) = try photoSession(front)
             defer { session.stopRunning() }
             await warmUp()
             let calls = Mutex<[Bool]>([])
@@ -147,7 +147,21 @@ extension VirtualCameraSuites {
             #expect(brightness > PhotoOutput.autoFlashThreshold)
             let auto = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480), flashMode: .auto))
             #expect(!auto.resolvedSettings.screenFlashRequested)
-            #expect(!back.hasFlash && !back.hasTorch)
+            #expect(!front.hasFlash && !front.hasTorch)
+        }
+
+        @Test("flash on a camera with an LED fires it for the photo and turns it off after")
+        func ledFlash() async throws {
+            #expect(back.hasFlash && back.hasTorch)
+            let (session, photoOutput, _) = try photoSession(back)
+            defer { session.stopRunning() }
+            await warmUp()
+            let calls = Mutex<[Bool]>([])
+            photoOutput.screenFlash.withLock { $0 = { on in calls.withLock { $0.append(on) } } }
+            let photo = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480), flashMode: .on))
+            #expect(photo.resolvedSettings.flashFired && !photo.resolvedSettings.screenFlashRequested)
+            #expect(calls.withLock { $0 }.isEmpty)
+            #expect(!back.isTorchActive)
         }
 
         @Test("capturing without a running session, and with a bad quality, is refused")

@@ -282,6 +282,34 @@ extension VirtualCameraSuites {
             #expect(elapsed < .milliseconds(500), "switch took \(elapsed)")
         }
 
+        @Test("typed controls: exposure, white balance, focus, zoom and torch map to the camera's controls")
+        func typedControls() throws {
+            try back.lockForConfiguration()
+            defer { back.unlockForConfiguration() }
+            #expect(back.isExposureModeSupported(.continuousAutoExposure) && back.isExposureModeSupported(.custom(duration: 0.01)))
+            try back.setExposureMode(.custom(duration: 0.01))
+            #expect(try back.value(of: .exposureMode) == 1 && back.value(of: .exposureTime) == 100)
+            try back.setExposureMode(.custom(duration: 10))  // clamped to the camera's longest
+            #expect(try back.value(of: .exposureTime) == 2047)
+            try back.setExposureMode(.continuousAutoExposure)
+            #expect(try back.value(of: .exposureMode) == 3)
+            try back.setWhiteBalanceMode(.temperature(kelvin: 3200))
+            #expect(try back.value(of: .autoWhiteBalance) == 0 && back.value(of: .whiteBalanceTemperature) == 3200)
+            #expect(!back.isWhiteBalanceModeSupported(.temperature(kelvin: 10_000)))
+            try back.setWhiteBalanceMode(.continuousAutoWhiteBalance)
+            #expect(try back.value(of: .autoWhiteBalance) == 1)
+            try back.setFocusPosition(50)
+            #expect(try back.value(of: .continuousAutoFocus) == 0 && back.value(of: .focusPosition) == 50)
+            try back.setZoom(200)
+            #expect(try back.value(of: .zoom) == 200)
+            try back.setTorchMode(.on)
+            #expect(back.isTorchActive)
+            try back.setTorchMode(.off)
+            #expect(!back.isTorchActive)
+            #expect(throws: CaptureError.self) { try front.setTorchMode(.on) }
+            #expect(throws: CaptureError.self) { try back.setExposureTargetBias(1) }
+        }
+
         @Test("controls need the configuration lock and reach the running camera")
         func controls() throws {
             #expect(throws: CaptureError.notLockedForConfiguration(device: back.localizedName)) { try back.setValue(10, of: .brightness) }

@@ -42,7 +42,7 @@ enum DeviceScanner {
         return [(VirtualCamera.frontID, "Pinhole Test Camera (front)", CaptureDevice.Position.front),
                 (VirtualCamera.backID, "Pinhole Test Camera (back)", .back)].map { id, name, position in
             CaptureDevice(uniqueID: id, localizedName: name, manufacturer: "Pinhole", position: position, deviceType: .virtual, formats: formats,
-                          controls: VirtualCameraBackend.controls, source: .virtual)
+                          controls: VirtualCameraBackend.controls(forID: id), source: .virtual)
         }
     }
 

@@ -23,19 +23,34 @@ final class VirtualCameraBackend: CameraBackend {
         guard !VirtualCamera.faults(for: id).unplugged else { throw .deviceDisconnected(device: name) }
         self.id = id
         self.name = name
-        for control in VirtualCameraBackend.controls { controlValues[control.id] = control.defaultValue }
+        for control in VirtualCameraBackend.controls(forID: id) { controlValues[control.id] = control.defaultValue }
     }
 
     deinit { stop() }
 
-    /// The controls the test camera offers (values are checked against their ranges, stored and read back).
-    static let controls: [DeviceControl] = [
-        DeviceControl(id: .brightness, name: "Brightness", kind: .integer, minimum: -64, maximum: 64, step: 1, defaultValue: 0, menu: [], isReadOnly: false),
-        DeviceControl(id: .contrast, name: "Contrast", kind: .integer, minimum: 0, maximum: 100, step: 1, defaultValue: 50, menu: [], isReadOnly: false),
-        DeviceControl(id: .continuousAutoFocus, name: "Focus, Automatic Continuous", kind: .boolean, minimum: 0, maximum: 1, step: 1, defaultValue: 1, menu: [], isReadOnly: false),
-        DeviceControl(id: .powerLineFrequency, name: "Power Line Frequency", kind: .menu, minimum: 0, maximum: 2, step: 1, defaultValue: 1,
-                      menu: [.init(value: 0, label: "Disabled"), .init(value: 1, label: "50 Hz"), .init(value: 2, label: "60 Hz")], isReadOnly: false),
-    ]
+    /// The controls the test camera offers (values are checked against their ranges, stored and
+    /// read back). The back camera also has a flash LED, as phones' back cameras do.
+    static func controls(forID id: String) -> [DeviceControl] {
+        var controls: [DeviceControl] = [
+            DeviceControl(id: .brightness, name: "Brightness", kind: .integer, minimum: -64, maximum: 64, step: 1, defaultValue: 0, menu: [], isReadOnly: false),
+            DeviceControl(id: .contrast, name: "Contrast", kind: .integer, minimum: 0, maximum: 100, step: 1, defaultValue: 50, menu: [], isReadOnly: false),
+            DeviceControl(id: .continuousAutoFocus, name: "Focus, Automatic Continuous", kind: .boolean, minimum: 0, maximum: 1, step: 1, defaultValue: 1, menu: [], isReadOnly: false),
+            DeviceControl(id: .focusPosition, name: "Focus (absolute)", kind: .integer, minimum: 0, maximum: 250, step: 5, defaultValue: 0, menu: [], isReadOnly: false),
+            DeviceControl(id: .exposureMode, name: "Auto Exposure", kind: .menu, minimum: 1, maximum: 3, step: 1, defaultValue: 3,
+                          menu: [.init(value: 1, label: "Manual Mode"), .init(value: 3, label: "Aperture Priority Mode")], isReadOnly: false),
+            DeviceControl(id: .exposureTime, name: "Exposure Time, Absolute", kind: .integer, minimum: 3, maximum: 2047, step: 1, defaultValue: 250, menu: [], isReadOnly: false),
+            DeviceControl(id: .autoWhiteBalance, name: "White Balance, Automatic", kind: .boolean, minimum: 0, maximum: 1, step: 1, defaultValue: 1, menu: [], isReadOnly: false),
+            DeviceControl(id: .whiteBalanceTemperature, name: "White Balance Temperature", kind: .integer, minimum: 2800, maximum: 6500, step: 10, defaultValue: 4600, menu: [], isReadOnly: false),
+            DeviceControl(id: .zoom, name: "Zoom, Absolute", kind: .integer, minimum: 100, maximum: 400, step: 1, defaultValue: 100, menu: [], isReadOnly: false),
+            DeviceControl(id: .powerLineFrequency, name: "Power Line Frequency", kind: .menu, minimum: 0, maximum: 2, step: 1, defaultValue: 1,
+                          menu: [.init(value: 0, label: "Disabled"), .init(value: 1, label: "50 Hz"), .init(value: 2, label: "60 Hz")], isReadOnly: false),
+        ]
+        if id == VirtualCamera.backID {
+            controls.append(DeviceControl(id: .flashLEDMode, name: "LED Mode", kind: .menu, minimum: 0, maximum: 2, step: 1, defaultValue: 0,
+                                          menu: [.init(value: 0, label: "Off"), .init(value: 1, label: "Flash"), .init(value: 2, label: "Torch")], isReadOnly: false))
+        }
+        return controls
+    }
 
     /// The formats the test camera offers.
     static func formats() -> [(PixelFormat, Int, Int, [FrameInterval])] {
@@ -146,7 +161,7 @@ final class VirtualCameraBackend: CameraBackend {
     }
 
     func setValue(_ value: Int64, of control: ControlID) throws(CaptureError) {
-        guard let description = VirtualCameraBackend.controls.first(where: { $0.id == control }) else {
+        guard let description = VirtualCameraBackend.controls(forID: id).first(where: { $0.id == control }) else {
             throw .unsupported("control \(control) on \(name)")
         }
         guard (description.minimum...description.maximum).contains(value) else {
