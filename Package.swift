@@ -22,9 +22,11 @@ let package = Package(
         .target(name: "CPNG", path: "Sources/CPNG", linkerSettings: [.linkedLibrary("png16")]),
         // VIDIOC_* numbers are function-like macros and ioctl is variadic: a small C shim exposes both.
         .target(name: "CV4L2", path: "Sources/CV4L2"),
+        // iio-sensor-proxy's accelerometer over sd-bus (libsystemd), for RotationCoordinator.
+        .target(name: "CSensorProxy", path: "Sources/CSensorProxy", linkerSettings: [.linkedLibrary("systemd")]),
 
         .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CHeif", "CExif", "CPNG"]),
-        .target(name: "Capture", dependencies: ["Media", "CV4L2"]),
+        .target(name: "Capture", dependencies: ["Media", "CV4L2", "CSensorProxy"]),
         .executableTarget(name: "pinhole", dependencies: ["Capture", "Media"]),
         .executableTarget(name: "pinhole-bench", dependencies: ["Media", "Capture", "CAV", "CYUV"]),
         // Helpers the test targets share: running independent tools (exiftool, pngcheck, …), temporary folders.

@@ -99,3 +99,67 @@ public func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
         return UInt8(truncatingIfNeeded: state >> 56)
     }
 }
+
+/// A program running beside a test (a private D-Bus daemon, a stand-in service), stopped by `stop()`
+/// or when the value dies. Its output goes to files the test can read while it runs.
+public final class BackgroundProcess: @unchecked Sendable {
+    /// The process ID.
+    public let pid: pid_t
+    private let folder: URL
+    private var running = true
+
+    /// Starts `argv` with `environment` added to this process's.
+    public init(_ argv: [String], environment: [String: String] = [:]) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("pinhole-background-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, folder.appendingPathComponent("out").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, folder.appendingPathComponent("err").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var merged = ProcessInfo.processInfo.environment
+        for (key, value) in environment { merged[key] = value }
+        let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        let cEnvironment: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { cArguments.forEach { free($0) }; cEnvironment.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = cArguments.withUnsafeBufferPointer { args in
+            cEnvironment.withUnsafeBufferPointer { env in
+                posix_spawn(&pid, argv[0], &actions, nil, UnsafeMutablePointer(mutating: args.baseAddress!), UnsafeMutablePointer(mutating: env.baseAddress!))
+            }
+        }
+        guard result == 0 else { throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "cannot start \(argv[0])"]) }
+        self.pid = pid
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// What the program has written to standard output so far.
+    public var output: String {
+        (try? String(contentsOf: folder.appendingPathComponent("out"), encoding: .utf8)) ?? ""
+    }
+
+    /// Waits until standard output contains `text` (true) or `seconds` pass (false).
+    public func waitForOutput(containing text: String, seconds: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if output.contains(text) { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    /// Kills the program and reaps it.
+    public func stop() {
+        guard running else { return }
+        running = false
+        // SIGKILL: the test runner's threads block signals, and children inherit that mask.
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    }
+}

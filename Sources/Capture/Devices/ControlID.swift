@@ -45,6 +45,10 @@ public struct ControlID: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let flashStrobe = ControlID(V4L2_CID_FLASH_STROBE)
     /// Torch intensity.
     public static let torchIntensity = ControlID(V4L2_CID_FLASH_TORCH_INTENSITY)
+    /// Where the camera faces (read-only menu: front, back, external), from drivers that know.
+    public static let cameraOrientation = ControlID(V4L2_CID_CAMERA_ORIENTATION)
+    /// How the sensor is mounted: degrees counter-clockwise to rotate images upright (read-only).
+    public static let sensorRotation = ControlID(V4L2_CID_CAMERA_SENSOR_ROTATION)
 
     /// The name of a well-known control, or its hexadecimal ID.
     public var description: String {
@@ -54,7 +58,7 @@ public struct ControlID: RawRepresentable, Hashable, Sendable, CustomStringConve
             .powerLineFrequency: "power line frequency", .exposureMode: "exposure mode", .exposureTime: "exposure time",
             .exposureBias: "exposure bias", .continuousAutoFocus: "continuous autofocus", .focusPosition: "focus position",
             .autoFocusStart: "autofocus start", .zoom: "zoom", .flashLEDMode: "flash LED mode", .flashStrobe: "flash strobe",
-            .torchIntensity: "torch intensity",
+            .torchIntensity: "torch intensity", .cameraOrientation: "camera orientation", .sensorRotation: "sensor rotation",
         ]
         return names[self] ?? "0x" + String(rawValue, radix: 16)
     }

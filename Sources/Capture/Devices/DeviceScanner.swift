@@ -1,3 +1,4 @@
+import CV4L2
 import Glibc
 import Media
 
@@ -80,6 +81,14 @@ enum DeviceScanner {
         let integrated = ["integrated", "built-in", "builtin", "internal", "facetime", "front"].contains { lower.contains($0) }
         let id = byIDName(for: path) ?? "v4l2:\(caps.busInfo):\(caps.card)"
         var position: CaptureDevice.Position = integrated ? .front : (lower.contains("back") || lower.contains("rear") ? .back : (isUSB ? .external : .unspecified))
+        // Drivers that know where the camera faces say so (phones, tablets): trust them over names.
+        if let orientation = controls.first(where: { $0.id == .cameraOrientation }) {
+            switch orientation.defaultValue {
+            case Int64(V4L2_CAMERA_ORIENTATION_FRONT): position = .front
+            case Int64(V4L2_CAMERA_ORIENTATION_BACK): position = .back
+            default: position = .external
+            }
+        }
         if let override = PositionOverrides.position(for: id) { position = override }
         let type: CaptureDevice.DeviceType = isUSB && !integrated ? .external : .builtIn
         let node = String(path.split(separator: "/").last ?? "")
