@@ -29,6 +29,7 @@ struct Stage {
             .jpegEncode,
             .pngEncode,
             .thumbnail,
+            .filters,
         ]
     }
 
