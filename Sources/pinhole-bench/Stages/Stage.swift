@@ -29,6 +29,8 @@ struct Stage {
             .jpegEncode,
             .pngEncode,
             .thumbnail,
+            .shutterLatency,
+            .videoDataOutput,
         ]
     }
 
