@@ -37,6 +37,9 @@ struct GStreamer {
         let perFrameMs: Double
         /// CPU milliseconds per frame, the same difference of the children's CPU time.
         let cpuPerFrameMs: Double
+        /// CPU milliseconds per frame of the whole pipeline (median full launch ÷ frames):
+        /// reading the file, parsing, converting and start-up spread over the frames.
+        let wholeCPUPerFrameMs: Double
         /// Frames per launch.
         let frames: Int
         /// Launches of each pipeline.
@@ -98,7 +101,8 @@ struct GStreamer {
         }
         let wall = (Sample.median(fullWall) - Sample.median(baseWall)) / Double(frames) * 1000
         let cpu = (Sample.median(fullCPU) - Sample.median(baseCPU)) / Double(frames) * 1000
-        return Timing(perFrameMs: wall, cpuPerFrameMs: cpu, frames: frames, launches: launches)
+        let whole = Sample.median(fullCPU) / Double(frames) * 1000
+        return Timing(perFrameMs: wall, cpuPerFrameMs: cpu, wholeCPUPerFrameMs: whole, frames: frames, launches: launches)
     }
 
     /// Converts the frame in `file` once and returns `videoconvert`'s output bytes, for the check.

@@ -30,6 +30,8 @@ struct Stage {
             .pngEncode,
             .thumbnail,
             .filters,
+            .shutterLatency,
+            .videoDataOutput,
         ]
     }
 

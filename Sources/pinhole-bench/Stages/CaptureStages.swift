@@ -1,0 +1,461 @@
+import Capture
+import Glibc
+import Media
+
+/// The capture stages: Pinhole's virtual test camera streaming through a `CaptureSession`,
+/// against the command lines a script would use on the same raw frames.
+extension Stage {
+    /// Shutter latency at 1080p and 4K: the time from `PhotoOutput.capturePhoto` (`.speed`, the
+    /// stream's size) to the JPEG durable on disk, and the age of the frame the photo used; against
+    /// FFmpeg and GStreamer encoding the same raw frame to a JPEG file, whole process.
+    static var shutterLatency: Stage {
+        Stage(name: "shutter latency", sizes: [.hd1080, .uhd4K]) { bench, size in
+            bench.progress("shutter latency at \(size.name)")
+            return try ShutterLatency(bench: bench, size: size).rows()
+        }
+    }
+
+    /// Frames through `VideoDataOutput` converted to BGRA at 1080p: the CPU time per frame of the
+    /// whole session, and with the virtual camera's own work subtracted, against FFmpeg and
+    /// GStreamer converting the same raw frame to BGRA.
+    static var videoDataOutput: Stage {
+        Stage(name: "VideoDataOutput→BGRA", sizes: [.hd1080]) { bench, size in
+            bench.progress("VideoDataOutput→BGRA at \(size.name)")
+            return try VideoOutputThroughput(bench: bench, size: size).rows()
+        }
+    }
+}
+
+/// The shutter-latency measurement at one size.
+struct ShutterLatency {
+    /// The bench (options, scratch directory, GStreamer).
+    let bench: Bench
+    /// The stream and photo size.
+    let size: FrameSize
+
+    /// What one timed photo took.
+    struct Shot {
+        /// From the call to `capturePhoto` to the file fsynced and linked into place.
+        var totalMs: Double
+        /// From the call to `capturePhoto` to its return (frame taken, converted, encoded, EXIF).
+        var captureMs: Double
+        /// `CapturePhoto.write(to:)`: write, fsync, link, fsync of the folder.
+        var writeMs: Double
+        /// The age of the photo's frame when the photo was asked for (negative: a later frame was used).
+        var frameAgeMs: Double
+    }
+
+    /// Measures ours and the peers, interleaved round by round, and returns the table rows.
+    func rows() throws -> [Row] {
+        let photos = PhotoOutput()
+        let settings = PhotoSettings(maxPhotoDimensions: .init(width: size.width, height: size.height), photoQualityPrioritization: .speed)
+        let raw = bench.scratch + "/shutter-\(size.width)x\(size.height).yuv"
+        var camera = try TestCameraRun(size: size, outputs: [photos])
+        defer { camera.stop() }
+        try camera.waitForFrames(3)
+        let interval = camera.stream.frameInterval.seconds
+
+        // One untimed photo gives the raw frame every peer encodes, and the reference for the checks. It is
+        // let go at once: a `CapturePhoto` holds its frame, one of the three the output keeps for zero shutter lag.
+        let (reference, rawBytes, oursBytes) = try firstPhoto(photos, settings: settings, raw: raw)
+        let decoder = JPEGDecoder()
+        /// Mean difference between a JPEG file's pixels and the raw frame's, or nil when it does not decode.
+        func difference(_ jpeg: [UInt8]) -> Double? {
+            guard let image = try? decoder.decode(jpeg, to: .bgra), image.width == size.width, image.height == size.height else { return nil }
+            return Compare.meanAbsoluteDifference(image, reference)
+        }
+        let oursDifference = difference(oursBytes)
+        /// Mean difference between the luma a JPEG stores and the raw frame's luma taken as it is (video
+        /// range): near 0 when an encoder copied the camera's levels without rescaling them to JPEG's full range.
+        func unscaledLumaDifference(_ jpeg: [UInt8]) -> Double? {
+            guard let grey = try? decoder.decode(jpeg, to: .grey), grey.width == size.width, grey.height == size.height else { return nil }
+            var total = 0
+            let base = grey.baseAddress(ofPlane: 0), stride = grey.planes[0].bytesPerRow
+            for y in 0..<size.height {
+                for x in 0..<size.width { total += abs(Int(base[y * stride + x]) - Int(rawBytes[(y * size.width + x) * 2])) }
+            }
+            return Double(total) / Double(size.pixels)
+        }
+
+        let ffmpeg = Subprocess.find("ffmpeg") == nil ? nil : FFmpegStill(raw: raw, size: size, scratch: bench.scratch)
+        let gstreamer = bench.gstreamer == nil ? nil : GStreamerStill(raw: raw, size: size, scratch: bench.scratch, quality: settings.quality)
+        var ffmpegTimes: [Double] = [], gstreamerTimes: [Double] = []
+        var ffmpegFailure: String?, gstreamerFailure: String?
+        var ffmpegBytes: [UInt8]?, gstreamerBytes: [UInt8]?
+        var shots: [Shot] = []
+        // A pseudo-random pause before each photo, so that requests fall at every phase of the frame interval.
+        var random: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let warmup = 2
+        for round in 0..<(warmup + bench.runs) {
+            random = random &* 6364136223846793005 &+ 1442695040888963407
+            Sleep.seconds(interval * Double(random >> 11) / Double(1 << 53))
+            do {
+                let start = MonotonicClock.nanoseconds()
+                let photo = try Blocking.run { try await photos.capturePhoto(with: settings) }
+                let captured = MonotonicClock.nanoseconds()
+                let path = try photo.write(to: bench.scratch + "/shutter-\(round).jpg")
+                let written = MonotonicClock.nanoseconds()
+                unlink(path)
+                if round >= warmup {
+                    shots.append(Shot(totalMs: Double(written - start) / 1e6, captureMs: Double(captured - start) / 1e6,
+                                      writeMs: Double(written - captured) / 1e6, frameAgeMs: Double(start - photo.timestampNanoseconds) / 1e6))
+                }
+            }  // the photo, and the frame it holds, are released here, before the camera restarts
+            // The peers run with the camera stopped, so that they have the machine to themselves.
+            guard ffmpeg != nil || gstreamer != nil else { continue }
+            camera.stop()
+            if let ffmpeg, ffmpegFailure == nil {
+                switch ffmpeg.encode(output: "ffmpeg-\(round).jpg") {
+                case let .success((ms, bytes)):
+                    if round >= warmup { ffmpegTimes.append(ms) }
+                    ffmpegBytes = ffmpegBytes ?? bytes
+                case let .failure(error): ffmpegFailure = error.description
+                }
+            }
+            if let gstreamer, gstreamerFailure == nil {
+                switch gstreamer.encode(output: "gst-\(round).jpg") {
+                case let .success((ms, bytes)):
+                    if round >= warmup { gstreamerTimes.append(ms) }
+                    gstreamerBytes = gstreamerBytes ?? bytes
+                case let .failure(error): gstreamerFailure = error.description
+                }
+            }
+            camera = try TestCameraRun(size: size, outputs: [photos])
+            try camera.waitForFrames(3)
+        }
+
+        let oursMs = Sample.median(shots.map(\.totalMs))
+        let ages = shots.map(\.frameAgeMs)
+        let intervalMs = interval * 1000
+        let withinInterval = ages.filter { $0 >= 0 && $0 <= intervalMs }.count
+        let fsNote = "ours: capturePhoto(.speed) \(Format.ms(Sample.median(shots.map(\.captureMs)))) ms + write(to:) with fsync of file and folder "
+            + "\(Format.ms(Sample.median(shots.map(\.writeMs)))) ms (ext4 here), JPEG q\(settings.quality) \(Format.bytes(oursBytes.count)); "
+            + "the test camera streams YUYV \(camera.stream.width)×\(camera.stream.height) at \(Format.fixed(1 / interval, 0)) fps meanwhile"
+        var rows: [Row] = []
+        let oursCheck = oursDifference.map { "ours Δ\(Format.fixed($0, 2))" } ?? "ours: no JPEG"
+        /// The row of one peer, or a row saying why it was not measured.
+        func peerRow(_ peer: String, _ times: [Double], _ failure: String?, _ bytes: [UInt8]?, missing: Bool, note: String) -> Row {
+            var row = Row(stage: "shutter → fsynced JPEG", size: size.name, oursMs: oursMs, memcpyMs: nil, peer: peer, peerMs: nil,
+                          check: .none, note: fsNote)
+            if missing { row.note = "not measured: not installed (scripts/setup --bench); " + fsNote; return row }
+            if let failure { row.note = "not measured: \(failure.prefix(160)); " + fsNote; return row }
+            row.peerMs = Sample.median(times)
+            let theirs = bytes.flatMap(difference)
+            let verdict = Check.difference(theirs, against: peer)
+            if verdict.failed, let unscaled = bytes.flatMap(unscaledLumaDifference), unscaled <= 1.5 {
+                // Not garbage: the same picture with the camera's video-range levels stored as they are (washed out).
+                row.check = Check(text: "\(oursCheck), \(verdict.text.replacingAll(" FAILED", with: "")): levels kept in video range "
+                                  + "(its luma = the raw luma ±\(Format.fixed(unscaled, 2)))", failed: (oursDifference ?? 99) > Check.limit)
+            } else {
+                row.check = Check(text: "\(oursCheck), \(verdict.text)", failed: verdict.failed || (oursDifference ?? 99) > Check.limit)
+            }
+            row.note = note + " \(bytes.map { Format.bytes($0.count) } ?? "?"); no fsync; same raw frame; " + fsNote
+            return row
+        }
+        rows.append(peerRow("ffmpeg rawvideo→JPEG -q:v 2, whole process", ffmpegTimes, ffmpegFailure, ffmpegBytes, missing: ffmpeg == nil,
+                            note: "`ffmpeg -f rawvideo -pix_fmt yuyv422 -s \(size.width)x\(size.height) -i frame.yuv -frames:v 1 -q:v 2 out.jpg`, start-up included;"))
+        rows.append(peerRow("gst-launch filesrc ! rawvideoparse ! jpegenc ! filesink, whole process", gstreamerTimes, gstreamerFailure, gstreamerBytes,
+                            missing: gstreamer == nil, note: "jpegenc quality=\(settings.quality), start-up included;"))
+        rows.append(Row(stage: "shutter lag: frame age at request", size: size.name, oursMs: Sample.median(ages), memcpyMs: nil,
+                        peer: "one frame interval", peerMs: intervalMs,
+                        check: Check(text: "\(withinInterval)/\(ages.count) ≤ 1 frame", failed: false),
+                        note: "zero shutter lag: the photo is the newest streamed frame; age = request time − the frame's capture timestamp "
+                            + "(stamped before the test camera draws and converts it, as a sensor's would be); "
+                            + "min \(Format.ms(ages.min())) ms (no frame is younger than the delay from its timestamp to its copy being kept: drawing, converting, copying), "
+                            + "max \(Format.ms(ages.max())) ms; Peer/ours above 1× means younger than one interval"))
+        return rows
+    }
+
+    /// Takes one untimed photo; writes its raw frame (packed YUYV) to `raw` and returns the frame as
+    /// BGRA (the reference of the checks), its packed bytes and the photo's JPEG bytes.
+    private func firstPhoto(_ photos: PhotoOutput, settings: PhotoSettings, raw: String) throws -> (PixelBuffer, [UInt8], [UInt8]) {
+        let first = try Blocking.run { try await photos.capturePhoto(with: settings) }
+        let frame = first.pixelBuffer
+        guard frame.format == .yuyv, frame.width == size.width, frame.height == size.height, !first.resolvedSettings.switchedFormat else {
+            throw CaptureBenchError(description: "the photo was \(frame.format) \(frame.width)×\(frame.height), not the streamed YUYV frame")
+        }
+        let bytes = frame.packedBytes()
+        _ = try AtomicFile.write(bytes, to: raw)
+        return (try frame.converted(to: .bgra), bytes, first.fileDataRepresentation())
+    }
+}
+
+/// FFmpeg's command line for "encode this raw frame to a JPEG file", timed whole.
+struct FFmpegStill {
+    /// The raw YUYV frame.
+    let raw: String
+    /// Its size.
+    let size: FrameSize
+    /// Where outputs go.
+    let scratch: String
+
+    /// Runs ffmpeg once; returns its wall milliseconds and the JPEG it wrote, or what went wrong.
+    func encode(output name: String) -> Result<(Double, [UInt8]), CaptureBenchError> {
+        let output = "\(scratch)/\(name)"
+        defer { unlink(output) }
+        let arguments = ["ffmpeg", "-f", "rawvideo", "-pix_fmt", "yuyv422", "-s", "\(size.width)x\(size.height)", "-i", raw,
+                         "-frames:v", "1", "-q:v", "2", output]
+        let result = Subprocess.run(arguments, scratch: scratch)
+        guard result.status == 0, let bytes = readBytes(output) else {
+            return .failure(CaptureBenchError(description: "ffmpeg exited with \(result.status): \(result.errors.trimmed.suffix(200))"))
+        }
+        return .success((result.wallSeconds * 1000, bytes))
+    }
+}
+
+/// GStreamer's pipeline for "encode this raw frame to a JPEG file", timed whole.
+struct GStreamerStill {
+    /// The raw YUYV frame.
+    let raw: String
+    /// Its size.
+    let size: FrameSize
+    /// Where outputs go.
+    let scratch: String
+    /// jpegenc's quality (ours, so that the files are alike).
+    let quality: Int
+
+    /// Runs gst-launch once; returns its wall milliseconds and the JPEG it wrote, or what went wrong.
+    func encode(output name: String) -> Result<(Double, [UInt8]), CaptureBenchError> {
+        let output = "\(scratch)/\(name)"
+        defer { unlink(output) }
+        let arguments = [GStreamer.tool, "-q", "filesrc", "location=\(raw)", "!",
+                         "rawvideoparse", "use-sink-caps=false", "width=\(size.width)", "height=\(size.height)", "format=yuy2",
+                         "framerate=30/1", "colorimetry=bt601", "!", "jpegenc", "quality=\(quality)", "!", "filesink", "location=\(output)"]
+        let result = Subprocess.run(arguments, scratch: scratch)
+        guard result.status == 0, let bytes = readBytes(output), !bytes.isEmpty else {
+            return .failure(CaptureBenchError(description: "gst-launch exited with \(result.status): \(result.errors.trimmed.suffix(200))"))
+        }
+        return .success((result.wallSeconds * 1000, bytes))
+    }
+}
+
+/// The `VideoDataOutput` → BGRA measurement at one size.
+struct VideoOutputThroughput {
+    /// The bench (options, scratch directory, GStreamer).
+    let bench: Bench
+    /// The stream size.
+    let size: FrameSize
+
+    /// Which session is measured.
+    enum Setup: CaseIterable {
+        /// No output at all: the camera's own cost (drawing and converting the test pattern).
+        case noOutput
+        /// `VideoDataOutput` with `pixelFormat` nil: frames copied through in the camera's YUYV.
+        case native
+        /// `VideoDataOutput` converting to BGRA.
+        case bgra
+    }
+
+    /// Counts over the measured windows of one setup.
+    struct Totals {
+        /// Frames the camera delivered to the session.
+        var cameraFrames = 0
+        /// Frames the output delivered to code.
+        var delivered = 0
+        /// Frames dropped by the output (late consumer or pool exhausted) or skipped by the camera.
+        var dropped = 0
+        /// Process CPU seconds (all threads).
+        var cpuSeconds = 0.0
+        /// Wall seconds.
+        var wallSeconds = 0.0
+
+        /// CPU milliseconds per camera frame.
+        var cpuPerFrameMs: Double { cameraFrames > 0 ? cpuSeconds / Double(cameraFrames) * 1000 : 0 }
+        /// Frames per second from the camera.
+        var cameraFPS: Double { wallSeconds > 0 ? Double(cameraFrames) / wallSeconds : 0 }
+        /// Frames per second delivered to code.
+        var deliveredFPS: Double { wallSeconds > 0 ? Double(delivered) / wallSeconds : 0 }
+    }
+
+    /// Seconds of streaming measured per window.
+    var window: Double { bench.options.quick ? 1.5 : 3 }
+    /// Windows per setup, interleaved setup by setup.
+    var rounds: Int { bench.options.quick ? 1 : 2 }
+
+    /// Streams one window of `setup`; returns its counts and, for the native setup, one raw frame's bytes.
+    func measure(_ setup: Setup) throws -> (Totals, [UInt8]?) {
+        let output: VideoDataOutput? = setup == .noOutput ? nil : VideoDataOutput()
+        let counter = FrameCounter(keepFirstFrame: setup == .native)
+        if let output {
+            output.videoSettings = VideoDataOutput.Settings(pixelFormat: setup == .bgra ? .bgra : nil)
+            output.setSampleBufferDelegate(counter, queue: nil)
+        }
+        let camera = try TestCameraRun(size: size, outputs: output.map { [$0] } ?? [])
+        defer { camera.stop() }
+        // Half a second to settle (pools made, caches warm) before the window opens.
+        try camera.waitForFrames(3)
+        Sleep.seconds(0.5)
+        let before = (camera.session.statistics, counter.received.load(ordering: .relaxed), output?.droppedFrameCount ?? 0,
+                      Clock.processCPUSeconds(), Clock.now())
+        Sleep.seconds(window)
+        let after = (camera.session.statistics, counter.received.load(ordering: .relaxed), output?.droppedFrameCount ?? 0,
+                     Clock.processCPUSeconds(), Clock.now())
+        let totals = Totals(cameraFrames: after.0.framesDelivered - before.0.framesDelivered, delivered: after.1 - before.1,
+                            dropped: after.2 - before.2 + after.0.framesDroppedByDriver - before.0.framesDroppedByDriver,
+                            cpuSeconds: after.3 - before.3, wallSeconds: after.4 - before.4)
+        guard totals.cameraFrames > 0 else { throw CaptureBenchError(description: "the test camera delivered no frame in \(Format.fixed(window, 1)) s") }
+        return (totals, counter.kept.withLock { $0 })
+    }
+
+    /// Measures ours and the peers and returns the table rows.
+    func rows() throws -> [Row] {
+        var totals: [Setup: Totals] = [:]
+        var frame: [UInt8]?
+        for _ in 0..<rounds {
+            for setup in Setup.allCases {
+                let (measured, bytes) = try measure(setup)
+                var sum = totals[setup] ?? Totals()
+                sum.cameraFrames += measured.cameraFrames
+                sum.delivered += measured.delivered
+                sum.dropped += measured.dropped
+                sum.cpuSeconds += measured.cpuSeconds
+                sum.wallSeconds += measured.wallSeconds
+                totals[setup] = sum
+                frame = frame ?? bytes
+            }
+        }
+        guard let frame, let none = totals[.noOutput], let native = totals[.native], let bgra = totals[.bgra] else {
+            throw CaptureBenchError(description: "no frame reached the native VideoDataOutput")
+        }
+        let raw = bench.scratch + "/vdo-\(size.width)x\(size.height).yuv"
+        _ = try AtomicFile.write(frame, to: raw)
+        let source = try PixelBuffer(format: .yuyv, width: size.width, height: size.height, bytes: frame)
+        let ours = try PixelConverter().converted(source, to: .bgra)  // what VideoDataOutput does with each frame
+
+        let wholeMs = bgra.cpuPerFrameMs
+        let outputMs = bgra.cpuPerFrameMs - none.cpuPerFrameMs
+        let oursNote = "ours: \(Format.fixed(bgra.deliveredFPS, 1)) fps delivered of \(Format.fixed(bgra.cameraFPS, 1)) from the camera "
+            + "(its 1080p maximum), \(bgra.dropped) dropped, over \(rounds)×\(Format.fixed(window, 1)) s; process CPU per frame (getrusage): "
+            + "BGRA session \(Format.ms(wholeMs)), native YUYV session \(Format.ms(native.cpuPerFrameMs)) (\(Format.fixed(native.deliveredFPS, 1)) fps), "
+            + "no output \(Format.ms(none.cpuPerFrameMs)) (the test camera drawing and converting its pattern)"
+        var rows: [Row] = []
+
+        // FFmpeg: the same frame looped, to BGRA into the null muxer, and the same without the conversion.
+        var ffmpegWhole = Row(stage: "VideoDataOutput→BGRA CPU/frame, whole", size: size.name, oursMs: wholeMs, memcpyMs: nil,
+                              peer: "ffmpeg -pix_fmt bgra -f null, whole process", peerMs: nil, check: .none, note: "")
+        var ffmpegOnly = Row(stage: "VideoDataOutput→BGRA CPU/frame, conversion", size: size.name, oursMs: outputMs, memcpyMs: nil,
+                             peer: "ffmpeg -pix_fmt bgra minus no conversion", peerMs: nil, check: .none, note: "")
+        if Subprocess.find("ffmpeg") != nil {
+            do {
+                let peer = FFmpegLoop(raw: raw, size: size, scratch: bench.scratch)
+                let theirs = try peer.convertOnce()
+                let check = Check.difference(Compare.meanAbsoluteDifference(ours, packed: theirs), against: "ffmpeg")
+                let timing = try peer.time(frames: bench.gstreamerFrames(size), launches: bench.gstreamerLaunches)
+                ffmpegWhole.peerMs = timing.wholeCPUPerFrameMs
+                ffmpegWhole.check = check
+                ffmpegWhole.note = "CPU ms per frame, both sides. ours includes the test camera's own work (see the note below); "
+                    + "ffmpeg's includes reading the raw file and its start-up, median of \(timing.launches) launches × \(timing.frames) frames "
+                    + "(-stream_loop), \(Format.fixed(timing.fps, 0)) fps wall, CPU/wall \(Format.fixed(timing.cpuPerWall, 2))"
+                ffmpegOnly.peerMs = timing.cpuPerFrameMs
+                ffmpegOnly.check = check
+                ffmpegOnly.note = "CPU ms per frame: ours = BGRA session − session with no output (conversion into a pooled buffer and delivery); "
+                    + "ffmpeg = launches with -pix_fmt bgra − the same without (swscale, default flags); " + oursNote
+            } catch {
+                ffmpegWhole.note = "not measured: \(error)"
+                ffmpegOnly.note = "not measured: \(error); " + oursNote
+            }
+        } else {
+            ffmpegWhole.note = "not measured: ffmpeg not found (scripts/setup --bench installs it)"
+            ffmpegOnly.note = ffmpegWhole.note + "; " + oursNote
+        }
+        rows += [ffmpegWhole, ffmpegOnly]
+
+        // GStreamer: videoconvert to BGRA into fakesink, and the same pipeline without videoconvert.
+        var gstWhole = Row(stage: "VideoDataOutput→BGRA CPU/frame, whole", size: size.name, oursMs: wholeMs, memcpyMs: nil,
+                           peer: "gst-launch videoconvert ! BGRA ! fakesink, whole process", peerMs: nil, check: .none, note: "")
+        var gstOnly = Row(stage: "VideoDataOutput→BGRA CPU/frame, conversion", size: size.name, oursMs: outputMs, memcpyMs: nil,
+                          peer: "gst-launch videoconvert minus no videoconvert", peerMs: nil, check: .none, note: "")
+        if let gstreamer = bench.gstreamer {
+            do {
+                let output = try gstreamer.convertOnce(file: raw, source: .yuyv, destination: .bgra, width: size.width, height: size.height)
+                let check = Check.difference(Compare.meanAbsoluteDifference(ours, packed: output), against: "videoconvert")
+                let timing = try gstreamer.time(file: raw, source: .yuyv, destination: .bgra, width: size.width, height: size.height,
+                                                frames: bench.gstreamerFrames(size), launches: bench.gstreamerLaunches)
+                gstWhole.peerMs = timing.wholeCPUPerFrameMs
+                gstWhole.check = check
+                gstWhole.note = "CPU ms per frame; gst-launch's includes multifilesrc re-reading the frame and its start-up, "
+                    + "median of \(timing.launches) launches × \(timing.frames) frames"
+                gstOnly.peerMs = timing.cpuPerFrameMs
+                gstOnly.check = check
+                gstOnly.note = "CPU ms per frame: ours as above; GStreamer = launches with videoconvert − the same without (n-threads=1, its default)"
+            } catch {
+                gstWhole.note = "not measured: \(error)"
+                gstOnly.note = gstWhole.note
+            }
+        } else {
+            gstWhole.note = "not measured: \(GStreamer.tool) not found (scripts/setup --bench installs it)"
+            gstOnly.note = gstWhole.note
+        }
+        rows += [gstWhole, gstOnly]
+        return rows
+    }
+}
+
+/// FFmpeg's command line converting a raw YUYV frame, looped, to BGRA into the null muxer.
+struct FFmpegLoop {
+    /// The raw YUYV frame.
+    let raw: String
+    /// Its size.
+    let size: FrameSize
+    /// Where outputs go.
+    let scratch: String
+
+    /// CPU and wall time per frame from whole launches.
+    struct Timing {
+        /// CPU ms per frame of the launch with the conversion minus the launch without, per frame.
+        let cpuPerFrameMs: Double
+        /// CPU ms per frame of the launch with the conversion, whole.
+        let wholeCPUPerFrameMs: Double
+        /// Frames per wall second of the launch with the conversion.
+        let fps: Double
+        /// CPU time over wall time of the launch with the conversion (above 1: threads in parallel).
+        let cpuPerWall: Double
+        /// Frames per launch.
+        let frames: Int
+        /// Timed launches of each command.
+        let launches: Int
+    }
+
+    /// The command: `frames` frames read from the file, converted to BGRA unless `convert` is false.
+    func arguments(frames: Int, convert: Bool) -> [String] {
+        ["ffmpeg", "-nostdin", "-f", "rawvideo", "-pix_fmt", "yuyv422", "-s", "\(size.width)x\(size.height)",
+         "-stream_loop", "\(frames - 1)", "-i", raw] + (convert ? ["-pix_fmt", "bgra"] : []) + ["-f", "null", "-"]
+    }
+
+    /// Converts the frame once and returns FFmpeg's BGRA bytes, for the check.
+    func convertOnce() throws -> [UInt8] {
+        let output = "\(scratch)/ffmpeg-bgra.raw"
+        defer { unlink(output) }
+        let arguments = ["ffmpeg", "-nostdin", "-f", "rawvideo", "-pix_fmt", "yuyv422", "-s", "\(size.width)x\(size.height)", "-i", raw,
+                         "-frames:v", "1", "-pix_fmt", "bgra", "-f", "rawvideo", output]
+        let result = Subprocess.run(arguments, scratch: scratch)
+        guard result.status == 0, let bytes = readBytes(output) else {
+            throw CaptureBenchError(description: "ffmpeg exited with \(result.status): \(result.errors.trimmed.suffix(200))")
+        }
+        return bytes
+    }
+
+    /// Times `launches` launches of each command (after one untimed launch of each), interleaved.
+    func time(frames: Int, launches: Int) throws -> Timing {
+        var fullCPU: [Double] = [], fullWall: [Double] = [], baseCPU: [Double] = []
+        for round in 0...launches {
+            for convert in [false, true] {
+                let arguments = arguments(frames: frames, convert: convert)
+                let result = Subprocess.run(arguments, scratch: scratch)
+                guard result.status == 0 else {
+                    throw CaptureBenchError(description: "\(arguments.joined(separator: " ")) exited with \(result.status): \(result.errors.trimmed.suffix(200))")
+                }
+                guard round > 0 else { continue }
+                if convert {
+                    fullCPU.append(result.cpuSeconds)
+                    fullWall.append(result.wallSeconds)
+                } else {
+                    baseCPU.append(result.cpuSeconds)
+                }
+            }
+        }
+        let cpu = Sample.median(fullCPU), wall = Sample.median(fullWall)
+        return Timing(cpuPerFrameMs: (cpu - Sample.median(baseCPU)) / Double(frames) * 1000, wholeCPUPerFrameMs: cpu / Double(frames) * 1000,
+                      fps: wall > 0 ? Double(frames) / wall : 0, cpuPerWall: wall > 0 ? cpu / wall : 0, frames: frames, launches: launches)
+    }
+}
