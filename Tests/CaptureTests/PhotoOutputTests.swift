@@ -173,6 +173,26 @@ extension VirtualCameraSuites {
             await #expect(throws: CaptureError.self) { try await running.capturePhoto(with: PhotoSettings(quality: 0)) }
         }
 
+        @Test("photos a program keeps do not starve zero shutter lag: later photos are still the newest frame")
+        func keptPhotos() async throws {
+            let (session, photoOutput, _) = try photoSession(back)
+            defer { session.stopRunning() }
+            await warmUp()
+            var kept: [CapturePhoto] = []
+            for _ in 0..<5 {
+                var now = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &now)
+                let requested = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+                let photo = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480), photoQualityPrioritization: .speed))
+                // At 60 fps the newest frame is at most ~17 ms older than the request.
+                let age = requested - photo.timestampNanoseconds
+                #expect(age < 40_000_000, "photo \(kept.count) was \(age / 1_000_000) ms old at the request")
+                kept.append(photo)
+                try await Task.sleep(for: .milliseconds(40))
+            }
+            #expect(kept.allSatisfy { $0.pixelBuffer.format == .i420 })
+        }
+
         @Test("saving never overwrites: a second photo with the same name gets a suffix")
         func noOverwrite() async throws {
             let (session, photoOutput, _) = try photoSession(back)

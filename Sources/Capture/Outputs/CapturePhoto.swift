@@ -10,7 +10,8 @@ public struct CapturePhoto: Sendable {
     public let metadata: ExifMetadata
     /// Capture time of the frame on CLOCK_MONOTONIC, in nanoseconds.
     public let timestampNanoseconds: Int64
-    /// The frame's pixels as captured (camera format; for MJPEG, the compressed payload).
+    /// The photo's pixels in a buffer of its own (not the camera's pool), stored orientation:
+    /// I420 for JPEG and HEIF, RGB24 for PNG, and the camera's own JPEG for MJPEG passthrough.
     public let pixelBuffer: PixelBuffer
     private let data: [UInt8]
 

@@ -280,35 +280,39 @@ public final class PhotoOutput: FrameConsumer {
     static func makePhoto(from frame: Kept, settings: PhotoSettings, orientation: ExifOrientation, flashFired: Bool,
                           screenFlashRequested: Bool, switchedFormat: Bool) throws(CaptureError) -> CapturePhoto {
         let buffer = frame.buffer
-        var metadata = ExifMetadata(make: frame.device.manufacturer, model: frame.device.localizedName, software: "Pinhole \(PinholeVersion.string)",
+        let metadata = ExifMetadata(make: frame.device.manufacturer, model: frame.device.localizedName, software: "Pinhole \(PinholeVersion.string)",
                                     dateTimeOriginal: PhotoOutput.wallClock(ofMonotonic: frame.timestampNanoseconds),
                                     pixelWidth: buffer.width, pixelHeight: buffer.height, orientation: orientation, location: settings.location)
         var usedCameraJPEG = false
         let data: [UInt8]
+        // The photo keeps pixels of its own, never the pooled frame: a program holding photos
+        // must not starve the pool that zero-shutter-lag capture draws from.
+        let pixels: PixelBuffer
         do {
             switch settings.format {
             case .jpeg where buffer.format == .mjpeg:
                 let payload = Array(buffer.payload.bindMemory(to: UInt8.self))
+                pixels = try PixelBuffer(format: .mjpeg, width: buffer.width, height: buffer.height, bytes: payload)
                 data = try JPEGExif.inserting(metadata, into: MotionJPEG.standalone(payload))
                 usedCameraJPEG = true
             case .jpeg:
-                data = try JPEGExif.inserting(metadata, into: JPEGEncoder().encode(buffer.converted(to: .i420), quality: settings.quality))
+                pixels = try buffer.converted(to: .i420)
+                data = try JPEGExif.inserting(metadata, into: JPEGEncoder().encode(pixels, quality: settings.quality))
             case .png:
-                let pixels = buffer.format == .mjpeg ? try JPEGDecoder().decode(buffer.payload, to: .rgb24) : try buffer.converted(to: .rgb24)
+                pixels = buffer.format == .mjpeg ? try JPEGDecoder().decode(buffer.payload, to: .rgb24) : try buffer.converted(to: .rgb24)
                 data = try PNGCodec.encode(pixels, compression: .fast, exif: metadata.encoded(byteOrder: .littleEndian))
             case .heif:
-                let pixels = buffer.format == .mjpeg ? try JPEGDecoder().decode(buffer.payload, to: .i420) : try buffer.converted(to: .i420)
+                pixels = buffer.format == .mjpeg ? try JPEGDecoder().decode(buffer.payload, to: .i420) : try buffer.converted(to: .i420)
                 data = try HEIFCodec.encode(pixels, quality: settings.quality, exif: metadata.encoded())
             }
         } catch {
             throw .media(error)
         }
-        metadata.pixelWidth = buffer.width
         let resolved = ResolvedPhotoSettings(photoDimensions: .init(width: buffer.width, height: buffer.height), format: settings.format,
                                              flashFired: flashFired, screenFlashRequested: screenFlashRequested, usedCameraJPEG: usedCameraJPEG,
                                              switchedFormat: switchedFormat, orientation: orientation)
         return CapturePhoto(settings: settings, resolvedSettings: resolved, metadata: metadata, timestampNanoseconds: frame.timestampNanoseconds,
-                            pixelBuffer: buffer, data: data)
+                            pixelBuffer: pixels, data: data)
     }
 
     /// The local wall-clock time (with milliseconds and UTC offset) of a CLOCK_MONOTONIC timestamp.
