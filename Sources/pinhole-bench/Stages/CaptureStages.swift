@@ -149,7 +149,7 @@ struct ShutterLatency {
             } else {
                 row.check = Check(text: "\(oursCheck), \(verdict.text)", failed: verdict.failed || (oursDifference ?? 99) > Check.limit)
             }
-            row.note = note + " \(bytes.map { Format.bytes($0.count) } ?? "?"); no fsync; same raw frame; " + fsNote
+            row.note = note + " \(bytes.map { Format.bytes($0.count) } ?? "?"); no fsync; input: the photo's pixels repacked as YUYV; " + fsNote
             return row
         }
         rows.append(peerRow("ffmpeg rawvideo→JPEG -q:v 2, whole process", ffmpegTimes, ffmpegFailure, ffmpegBytes, missing: ffmpeg == nil,
@@ -166,17 +166,19 @@ struct ShutterLatency {
         return rows
     }
 
-    /// Takes one untimed photo; writes its raw frame (packed YUYV) to `raw` and returns the frame as
-    /// BGRA (the reference of the checks), its packed bytes and the photo's JPEG bytes.
+    /// Takes one untimed photo; writes its pixels repacked as the camera's YUYV to `raw` (the
+    /// peers' input: the photo keeps I420 of its own, converted from the streamed YUYV frame) and
+    /// returns them as BGRA (the reference of the checks), the YUYV bytes and the photo's JPEG.
     private func firstPhoto(_ photos: PhotoOutput, settings: PhotoSettings, raw: String) throws -> (PixelBuffer, [UInt8], [UInt8]) {
         let first = try Blocking.run { try await photos.capturePhoto(with: settings) }
-        let frame = first.pixelBuffer
-        guard frame.format == .yuyv, frame.width == size.width, frame.height == size.height, !first.resolvedSettings.switchedFormat else {
-            throw CaptureBenchError(description: "the photo was \(frame.format) \(frame.width)×\(frame.height), not the streamed YUYV frame")
+        let pixels = first.pixelBuffer
+        guard pixels.width == size.width, pixels.height == size.height, !first.resolvedSettings.switchedFormat else {
+            throw CaptureBenchError(description: "the photo was \(pixels.format) \(pixels.width)×\(pixels.height), not the streamed frame's size")
         }
-        let bytes = frame.packedBytes()
+        let yuyv = try pixels.converted(to: .yuyv)
+        let bytes = yuyv.packedBytes()
         _ = try AtomicFile.write(bytes, to: raw)
-        return (try frame.converted(to: .bgra), bytes, first.fileDataRepresentation())
+        return (try yuyv.converted(to: .bgra), bytes, first.fileDataRepresentation())
     }
 }
 
