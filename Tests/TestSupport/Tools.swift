@@ -38,24 +38,7 @@ public func spawn(_ argv: [String], environment: [String: String] = [:]) throws 
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     let outPath = folder.appendingPathComponent("out").path, errPath = folder.appendingPathComponent("err").path
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    var merged = ProcessInfo.processInfo.environment
-    for (key, value) in environment { merged[key] = value }
-    let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-    let cEnvironment: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { cArguments.forEach { free($0) }; cEnvironment.forEach { free($0) } }
-    var pid: pid_t = 0
-    let result = cArguments.withUnsafeBufferPointer { args in
-        cEnvironment.withUnsafeBufferPointer { env in
-            posix_spawn(&pid, argv[0], &actions, nil, UnsafeMutablePointer(mutating: args.baseAddress!), UnsafeMutablePointer(mutating: env.baseAddress!))
-        }
-    }
-    guard result == 0 else { throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "cannot start \(argv[0]): \(String(cString: strerror(result)))"]) }
+    let pid = try startProcess(argv, environment: environment, stdout: outPath, stderr: errPath)
     var status: Int32 = 0
     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     let signal = status & 0x7F
@@ -100,6 +83,32 @@ public func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
     }
 }
 
+/// Starts `argv` with posix_spawn, standard input from /dev/null and output to the files given,
+/// with `environment` added to this process's; returns its process ID.
+func startProcess(_ argv: [String], environment: [String: String], stdout: String, stderr: String) throws -> pid_t {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    var merged = ProcessInfo.processInfo.environment
+    for (key, value) in environment { merged[key] = value }
+    let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    let cEnvironment: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+    defer { cArguments.forEach { free($0) }; cEnvironment.forEach { free($0) } }
+    var pid: pid_t = 0
+    let result = cArguments.withUnsafeBufferPointer { args in
+        cEnvironment.withUnsafeBufferPointer { env in
+            posix_spawn(&pid, argv[0], &actions, nil, UnsafeMutablePointer(mutating: args.baseAddress!), UnsafeMutablePointer(mutating: env.baseAddress!))
+        }
+    }
+    guard result == 0 else {
+        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "cannot start \(argv[0]): \(String(cString: strerror(result)))"])
+    }
+    return pid
+}
+
 /// A program running beside a test (a private D-Bus daemon, a stand-in service), stopped by `stop()`
 /// or when the value dies. Its output goes to files the test can read while it runs.
 public final class BackgroundProcess: @unchecked Sendable {
@@ -112,24 +121,8 @@ public final class BackgroundProcess: @unchecked Sendable {
     public init(_ argv: [String], environment: [String: String] = [:]) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("pinhole-background-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, folder.appendingPathComponent("out").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, folder.appendingPathComponent("err").path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        var merged = ProcessInfo.processInfo.environment
-        for (key, value) in environment { merged[key] = value }
-        let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        let cEnvironment: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { cArguments.forEach { free($0) }; cEnvironment.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = cArguments.withUnsafeBufferPointer { args in
-            cEnvironment.withUnsafeBufferPointer { env in
-                posix_spawn(&pid, argv[0], &actions, nil, UnsafeMutablePointer(mutating: args.baseAddress!), UnsafeMutablePointer(mutating: env.baseAddress!))
-            }
-        }
-        guard result == 0 else { throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "cannot start \(argv[0])"]) }
+        let pid = try startProcess(argv, environment: environment, stdout: folder.appendingPathComponent("out").path,
+                                   stderr: folder.appendingPathComponent("err").path)
         self.pid = pid
     }
 
