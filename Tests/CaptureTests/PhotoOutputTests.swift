@@ -193,6 +193,30 @@ extension VirtualCameraSuites {
             #expect(kept.allSatisfy { $0.pixelBuffer.format == .i420 })
         }
 
+        @Test("the delegate form reports willCapture, then the photo")
+        func delegateForm() async throws {
+            final class Recorder: PhotoCaptureDelegate, @unchecked Sendable {
+                let events = Mutex<[String]>([])
+                let done: AsyncStream<Void>.Continuation
+                init(done: AsyncStream<Void>.Continuation) { self.done = done }
+                func photoOutput(_ output: PhotoOutput, willCapturePhotoFor resolvedSettings: ResolvedPhotoSettings) {
+                    events.withLock { $0.append("will \(resolvedSettings.photoDimensions)") }
+                }
+                func photoOutput(_ output: PhotoOutput, didFinishProcessingPhoto photo: CapturePhoto?, error: CaptureError?) {
+                    events.withLock { $0.append(photo != nil ? "photo \(photo!.fileDataRepresentation().count > 1000)" : "error \(String(describing: error))") }
+                    done.yield()
+                }
+            }
+            let (session, photoOutput, _) = try photoSession(back)
+            defer { session.stopRunning() }
+            await warmUp()
+            let (finished, continuation) = AsyncStream<Void>.makeStream()
+            let recorder = Recorder(done: continuation)
+            photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480)), delegate: recorder)
+            _ = await collect(finished, count: 1, seconds: 10)
+            #expect(recorder.events.withLock { $0 } == ["will 640×480", "photo true"])
+        }
+
         @Test("saving never overwrites: a second photo with the same name gets a suffix")
         func noOverwrite() async throws {
             let (session, photoOutput, _) = try photoSession(back)

@@ -1,4 +1,4 @@
-import Capture
+@testable import Capture
 import Foundation
 import Media
 import Synchronization
@@ -131,6 +131,18 @@ extension VirtualCameraSuites {
             let pixels = try JPEGDecoder().decode(try folder.read(URL(fileURLWithPath: path)), scale: .eighth)
             let red = pixels.bgraPixel(x: 5 * pixels.width / 8 + pixels.width / 16, y: pixels.height * 2 / 3)
             #expect(red.r > 120 && red.g < 60 && red.b < 60, "red bar: \(red)")
+        }
+
+        @Test("V4L2 events: a control changed through another handle is reported to a subscriber")
+        func controlEvents() throws {
+            let listener = try V4L2Device(path: "/dev/video0")
+            try listener.subscribe(event: 3 /* V4L2_EVENT_CTRL */, id: ControlID.brightness.rawValue)
+            #expect(listener.dequeueEvent() == nil)
+            let other = try V4L2Device(path: "/dev/video0")
+            try other.setValue(150, of: ControlID.brightness.rawValue)
+            #expect(listener.poll(milliseconds: 2000) == .event)
+            #expect(listener.dequeueEvent() == .controlChanged(id: ControlID.brightness.rawValue, value: 150))
+            #expect(listener.dequeueEvent() == nil)
         }
 
         @Test("controls are set and read back, before and while streaming")

@@ -31,6 +31,7 @@ extern const unsigned long PINHOLE_VIDIOC_ENUM_FRAMEINTERVALS;
 extern const unsigned long PINHOLE_VIDIOC_QUERY_EXT_CTRL;
 extern const unsigned long PINHOLE_VIDIOC_QUERYMENU;
 extern const unsigned long PINHOLE_VIDIOC_SUBSCRIBE_EVENT;
+extern const unsigned long PINHOLE_VIDIOC_UNSUBSCRIBE_EVENT;
 extern const unsigned long PINHOLE_VIDIOC_DQEVENT;
 extern const unsigned long PINHOLE_VIDIOC_G_INPUT;
 extern const unsigned long PINHOLE_VIDIOC_S_INPUT;

@@ -68,6 +68,9 @@ final class V4L2Backend: CameraBackend {
             try device.queueBuffer(index)
         }
         frames = made
+        // Drivers that can change format on their own (HDMI grabbers, some phones) say so with an
+        // event; most webcams do not support the subscription, which is fine.
+        try? device.subscribe(event: UInt32(V4L2_EVENT_SOURCE_CHANGE))
         try device.streamOn()
         streaming = true
     }
@@ -90,7 +93,13 @@ final class V4L2Backend: CameraBackend {
             // POLLERR: DQBUF tells why (ENODEV: unplugged; EIO: fatal streaming error).
             _ = try device.dequeueBuffer()
             throw .streamFailed(device: name, reason: "the driver reported an error")
-        case .event, .frameReady:
+        case .event:
+            // Drain events (a pending one keeps poll() returning at once).
+            while let event = device.dequeueEvent() {
+                if event == .sourceChanged { throw .streamFailed(device: name, reason: "the camera changed its picture format") }
+            }
+            return .timeout
+        case .frameReady:
             break
         }
         guard let dequeued = try device.dequeueBuffer() else { return .timeout }
