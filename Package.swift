@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .library(name: "Media", targets: ["Media"]),
         .library(name: "Capture", targets: ["Capture"]),
+        .library(name: "PhotoLibrary", targets: ["PhotoLibrary"]),
         .executable(name: "pinhole", targets: ["pinhole"]),
         .executable(name: "pinhole-bench", targets: ["pinhole-bench"]),
     ],
@@ -18,6 +19,7 @@ let package = Package(
         .systemLibrary(name: "CHeif", path: "Sources/CHeif", pkgConfig: "libheif"),
         .systemLibrary(name: "CExif", path: "Sources/CExif", pkgConfig: "libexif"),
         .systemLibrary(name: "CAV", path: "Sources/CAV", pkgConfig: "libavcodec"),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
         // libpng reports errors with longjmp, which Swift cannot catch: a small C shim owns setjmp.
         .target(name: "CPNG", path: "Sources/CPNG", linkerSettings: [.linkedLibrary("png16")]),
         // VIDIOC_* numbers are function-like macros and ioctl is variadic: a small C shim exposes both.
@@ -27,6 +29,7 @@ let package = Package(
 
         .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CHeif", "CExif", "CPNG"]),
         .target(name: "Capture", dependencies: ["Media", "CV4L2", "CSensorProxy"]),
+        .target(name: "PhotoLibrary", dependencies: ["Media", "CSQLite"]),
         .executableTarget(name: "pinhole", dependencies: ["Capture", "Media"]),
         .executableTarget(name: "pinhole-bench", dependencies: ["Media", "Capture", "CAV", "CYUV"]),
         // Helpers the test targets share: running independent tools (exiftool, pngcheck, …), temporary folders.
@@ -34,5 +37,6 @@ let package = Package(
         .testTarget(name: "MediaTests", dependencies: ["Media", "CYUV", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Media", "TestSupport"]),
         .testTarget(name: "PinholeCLITests", dependencies: ["pinhole", "Media", "TestSupport"]),
+        .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "Media", "TestSupport"]),
     ]
 )

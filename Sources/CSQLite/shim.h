@@ -1,0 +1,5 @@
+// SQLite (Debian's libsqlite3-dev), for the photo library's index.
+#include <sqlite3.h>
+
+// SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import.
+static inline sqlite3_destructor_type pinhole_sqlite_transient(void) { return SQLITE_TRANSIENT; }

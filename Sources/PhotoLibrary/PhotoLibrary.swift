@@ -1,0 +1,236 @@
+import Foundation
+import Glibc
+import Media
+
+/// The user's photos (and, later, videos): files in the Pictures/Camera folder are the truth,
+/// an SQLite index (WAL, shared by the app and `pinhole`) makes them fast to list.
+///
+/// Adding a photo writes it under a temporary name in the target folder, fsyncs it, links it
+/// to its final name without replacing anything, fsyncs the folder and only then commits the
+/// index row: a crash at any moment leaves no asset or a complete one. Opening a library cleans
+/// up temporary files a crash left, rebuilds a missing or damaged index from the files, and
+/// notices files other programs added or removed.
+public actor PhotoLibrary {
+    /// Where the library lives.
+    public let location: LibraryLocation
+    private let database: Database
+
+    /// Opens the library at `location` (the user's by default), creating folders and index.
+    public init(location: LibraryLocation = .user) throws(LibraryError) {
+        self.location = location
+        for folder in [location.photos, location.videos, (location.index as NSString).deletingLastPathComponent] {
+            do { try AtomicFile.makeFolders(folder) } catch { throw .accessDenied(path: folder, reason: PhotoLibrary.reason(error)) }
+        }
+        guard access(location.photos, R_OK | W_OK | X_OK) == 0 else {
+            throw .accessDenied(path: location.photos, reason: "the folder is not readable and writable")
+        }
+        database = try PhotoLibrary.openIndex(at: location.index)
+        PhotoLibrary.removeLeftovers(in: location.photos)
+        _ = try PhotoLibrary.reconcile(database, photos: location.photos)
+    }
+
+    private static func reason(_ error: MediaError) -> String {
+        if case let .io(_, reason) = error { return reason }
+        return error.description
+    }
+
+    /// Opens the index; a damaged one is moved aside and rebuilt (the files are the truth).
+    private static func openIndex(at path: String) throws(LibraryError) -> Database {
+        do {
+            let database = try Database(path: path)
+            let check = try database.query("PRAGMA quick_check")
+            guard check.first?.first?.text == "ok" else { throw LibraryError.index("quick_check failed") }
+            try createSchema(database)
+            return database
+        } catch {
+            let aside = path + ".damaged-\(Int(Date().timeIntervalSince1970))"
+            rename(path, aside)
+            unlink(path + "-wal")
+            unlink(path + "-shm")
+            let database = try Database(path: path)
+            try createSchema(database)
+            return database
+        }
+    }
+
+    private static func createSchema(_ database: Database) throws(LibraryError) {
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS assets (
+                id TEXT PRIMARY KEY,
+                media_type TEXT NOT NULL,
+                path TEXT NOT NULL UNIQUE,
+                width INTEGER NOT NULL,
+                height INTEGER NOT NULL,
+                created REAL NOT NULL,
+                orientation INTEGER NOT NULL DEFAULT 1,
+                favorite INTEGER NOT NULL DEFAULT 0,
+                latitude REAL, longitude REAL, altitude REAL,
+                size INTEGER NOT NULL,
+                mtime REAL NOT NULL
+            );
+            CREATE INDEX IF NOT EXISTS assets_created ON assets (created DESC);
+            PRAGMA user_version = 1;
+            """)
+    }
+
+    /// Deletes temporary files a crash left behind (`.NAME.PID.N.tmp`, see `AtomicFile`).
+    private static func removeLeftovers(in folder: String) {
+        for name in listFolder(folder) where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+            unlink(folder + "/" + name)
+        }
+    }
+
+    /// The names in `folder`.
+    static func listFolder(_ folder: String) -> [String] {
+        guard let directory = opendir(folder) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != ".", name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Makes the index agree with the files: rows for files that appeared, no rows for files
+    /// that are gone. Returns how many were added and removed.
+    @discardableResult
+    public func synchronize() throws(LibraryError) -> (added: Int, removed: Int) {
+        try PhotoLibrary.reconcile(database, photos: location.photos)
+    }
+
+    private static func reconcile(_ database: Database, photos: String) throws(LibraryError) -> (added: Int, removed: Int) {
+        let rows = try database.query("SELECT path, size, mtime FROM assets")
+        var known: [String: (Int64, Double)] = [:]
+        for row in rows { if let path = row[0].text { known[path] = (row[1].integer ?? 0, row[2].real ?? 0) } }
+        var added = 0, removed = 0
+        let extensions: Set<String> = ["jpg", "jpeg", "png", "heic", "heif", "avif"]
+        var present = Set<String>()
+        for name in listFolder(photos) where !name.hasPrefix(".") {
+            let path = photos + "/" + name
+            guard extensions.contains((name as NSString).pathExtension.lowercased()) else { continue }
+            var info = stat()
+            guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            present.insert(path)
+            let mtime = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+            if let row = known[path], row.0 == Int64(info.st_size), row.1 == mtime { continue }
+            guard let data = try? FileBytes.read(path: path), let file = try? PhotoFile(data: data, name: path) else { continue }
+            try database.transaction { () throws(LibraryError) in
+                try database.query("DELETE FROM assets WHERE path = ?", [.text(path)])
+                try insert(database, file: file, data: data, path: path, mtime: mtime)
+            }
+            if known[path] == nil { added += 1 }
+        }
+        for path in known.keys where !present.contains(path) {
+            try database.query("DELETE FROM assets WHERE path = ?", [.text(path)])
+            removed += 1
+        }
+        return (added, removed)
+    }
+
+    /// Inserts the row for a file (its identifier from its content; a second copy of the same
+    /// content under another name gets a suffixed identifier).
+    private static func insert(_ database: Database, file: PhotoFile, data: [UInt8], path: String, mtime: Double) throws(LibraryError) {
+        var id = "p" + ContentHash.identifier(of: data)
+        var suffix = 2
+        while try !database.query("SELECT 1 FROM assets WHERE id = ?", [.text(id)]).isEmpty {
+            id = "p" + ContentHash.identifier(of: data) + "-\(suffix)"
+            suffix += 1
+        }
+        let location = file.metadata?.location
+        try database.query("""
+            INSERT INTO assets (id, media_type, path, width, height, created, orientation, latitude, longitude, altitude, size, mtime)
+            VALUES (?, 'photo', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.text(id), .text(path), .integer(Int64(file.width)), .integer(Int64(file.height)), .real(file.exifDate ?? mtime),
+                  .integer(Int64(file.metadata?.orientation?.rawValue ?? 1)),
+                  location.map { .real($0.latitude) } ?? .null, location.map { .real($0.longitude) } ?? .null,
+                  location?.altitude.map { .real($0) } ?? .null, .integer(Int64(data.count)), .real(mtime)])
+    }
+
+    // MARK: - Adding
+
+    /// Adds a photo from its file bytes (JPEG, PNG or HEIF, checked), saved as "Photo from
+    /// DATE.ext" in the photos folder; refuses content already in the library.
+    @discardableResult
+    public func addPhoto(data: [UInt8], name: String = "the photo") throws(LibraryError) -> Asset {
+        let file = try PhotoFile(data: data, name: name)
+        let id = "p" + ContentHash.identifier(of: data)
+        if let existing = try asset(id: id), FileManager.default.fileExists(atPath: existing.path),
+           (try? FileBytes.read(path: existing.path)) == data {
+            throw .duplicate(path: name, existing: existing.path)
+        }
+        let target = location.photos + "/" + PhotoLibrary.fileName(date: file.exifDate ?? Date().timeIntervalSince1970, extension: file.fileExtension)
+        let written: String
+        do { written = try AtomicFile.write(data, to: target, createFolders: false) } catch { throw LibraryError.from(error) }
+        var info = stat()
+        stat(written, &info)
+        let mtime = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+        do {
+            try database.transaction { () throws(LibraryError) in
+                try PhotoLibrary.insert(database, file: file, data: data, path: written, mtime: mtime)
+            }
+        } catch {
+            unlink(written)  // no file without its row
+            throw error
+        }
+        guard let asset = try assets(where: "path = ?", [.text(written)]).first else { throw .index("the new row is missing") }
+        return asset
+    }
+
+    /// Imports (copies) the image file at `path`.
+    @discardableResult
+    public func importFile(at path: String) throws(LibraryError) -> Asset {
+        let data: [UInt8]
+        do { data = try FileBytes.read(path: path) } catch {
+            throw .unsupportedFile(path: path, reason: PhotoLibrary.reason(error))
+        }
+        return try addPhoto(data: data, name: path)
+    }
+
+    /// "Photo from 2026-11-29 14-03-22.123.jpg" in local time.
+    static func fileName(date: Double, extension ext: String) -> String {
+        var seconds = time_t(date)
+        var local = tm()
+        localtime_r(&seconds, &local)
+        func pad(_ value: Int32, _ width: Int = 2) -> String { String(repeating: "0", count: max(0, width - String(value).count)) + String(value) }
+        let ms = Int32((date - Double(Int(date))) * 1000)
+        return "Photo from \(pad(local.tm_year + 1900, 4))-\(pad(local.tm_mon + 1))-\(pad(local.tm_mday)) \(pad(local.tm_hour))-\(pad(local.tm_min))-\(pad(local.tm_sec)).\(pad(ms, 3)).\(ext)"
+    }
+
+    // MARK: - Reading
+
+    /// The asset with `id`, if any.
+    public func asset(id: String) throws(LibraryError) -> Asset? {
+        try assets(where: "id = ?", [.text(id)]).first
+    }
+
+    /// Assets, newest first by default, optionally only one media type or favourites, paged.
+    public func assets(mediaType: Asset.MediaType? = nil, favoritesOnly: Bool = false, newestFirst: Bool = true,
+                       limit: Int? = nil, offset: Int = 0) throws(LibraryError) -> [Asset] {
+        var conditions: [String] = []
+        var parameters: [Database.Value] = []
+        if let mediaType { conditions.append("media_type = ?"); parameters.append(.text(mediaType.rawValue)) }
+        if favoritesOnly { conditions.append("favorite = 1") }
+        let filter = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
+        return try assets(where: filter + " ORDER BY created \(newestFirst ? "DESC" : "ASC"), id LIMIT \(limit ?? -1) OFFSET \(offset)", parameters)
+    }
+
+    /// How many assets there are.
+    public var count: Int {
+        get throws(LibraryError) { Int(try database.query("SELECT COUNT(*) FROM assets").first?.first?.integer ?? 0) }
+    }
+
+    private func assets(where clause: String, _ parameters: [Database.Value]) throws(LibraryError) -> [Asset] {
+        let rows = try database.query("""
+            SELECT id, media_type, path, width, height, created, orientation, favorite, latitude, longitude, altitude, size
+            FROM assets WHERE \(clause)
+            """, parameters)
+        return rows.map { row in
+            let location = row[8].real.flatMap { latitude in row[9].real.map { ExifLocation(latitude: latitude, longitude: $0, altitude: row[10].real) } }
+            return Asset(id: row[0].text ?? "", mediaType: Asset.MediaType(rawValue: row[1].text ?? "") ?? .photo, path: row[2].text ?? "",
+                         pixelWidth: Int(row[3].integer ?? 0), pixelHeight: Int(row[4].integer ?? 0), creationDate: row[5].real ?? 0,
+                         orientation: ExifOrientation(rawValue: Int(row[6].integer ?? 1)) ?? .up, isFavorite: row[7].integer == 1,
+                         location: location, fileSize: Int(row[11].integer ?? 0))
+        }
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Media
+import PhotoLibrary
+import Testing
+import TestSupport
+
+/// A JPEG of a photo-like picture with EXIF taken at `hour`:`minute` on 2026-11-29 (UTC+1).
+func jpeg(hour: Int, minute: Int, seed: UInt64 = 1, orientation: ExifOrientation = .up) throws -> [UInt8] {
+    let image = try SyntheticImage.photoLike(width: 320, height: 240, seed: seed)
+    let date = try ExifDateTime(year: 2026, month: 11, day: 29, hour: hour, minute: minute, second: 0, millisecond: 250, utcOffsetSeconds: 3600)
+    let metadata = ExifMetadata(make: "Pinhole", model: "Test", dateTimeOriginal: date, pixelWidth: 320, pixelHeight: 240, orientation: orientation)
+    return try JPEGExif.inserting(metadata, into: JPEGEncoder().encode(image, quality: 85))
+}
+
+/// Runs sqlite3 (the command-line tool, not our code) on the index.
+func sqlite(_ index: String, _ sql: String) throws -> String {
+    let result = try runTool("sqlite3", [index, sql])
+    #expect(result.status == 0, "\(result.stderr)")
+    return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+@Suite("Photo library")
+struct PhotoLibraryTests {
+    @Test("added photos are files named by their EXIF date, rows in a WAL index that sqlite3 checks, listed newest first")
+    func addAndList() async throws {
+        let folder = try TemporaryDirectory()
+        let location = LibraryLocation(folder: folder.url.path)
+        let library = try PhotoLibrary(location: location)
+        let early = try await library.addPhoto(data: jpeg(hour: 9, minute: 5, seed: 1))
+        let late = try await library.addPhoto(data: jpeg(hour: 18, minute: 30, seed: 2, orientation: .right))
+        let middle = try await library.addPhoto(data: jpeg(hour: 12, minute: 0, seed: 3))
+        // Named by the EXIF time (09:05:00.250 at UTC+1), shown in local time.
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH-mm-ss.SSS"
+        formatter.timeZone = .current
+        let taken = Date(timeIntervalSince1970: 1_795_939_500.25)  // 2026-11-29 08:05:00.250 UTC
+        #expect(early.path == location.photos + "/Photo from \(formatter.string(from: taken)).jpg", "\(early.path)")
+        #expect(early.creationDate == taken.timeIntervalSince1970)
+        let names = try FileManager.default.contentsOfDirectory(atPath: location.photos).sorted()
+        #expect(names.count == 3 && names.allSatisfy { $0.hasPrefix("Photo from 2026-11-29 ") && $0.hasSuffix(".jpg") }, "\(names)")
+        let listed = try await library.assets()
+        #expect(listed.map(\.id) == [late.id, middle.id, early.id])
+        #expect(late.orientation == .right && late.pixelWidth == 320 && late.pixelHeight == 240)
+        #expect(try await library.assets(limit: 1, offset: 1).map(\.id) == [middle.id])
+        #expect(try sqlite(location.index, "PRAGMA journal_mode") == "wal")
+        #expect(try sqlite(location.index, "PRAGMA integrity_check") == "ok")
+        #expect(try sqlite(location.index, "SELECT COUNT(*) FROM assets") == "3")
+        #expect(try sqlite(location.index, "SELECT path FROM assets WHERE id = '\(early.id)'") == early.path)
+    }
+
+    @Test("damaged, fake, empty, oversized and duplicate files are refused with one clear line, leaving nothing behind")
+    func refusals() async throws {
+        let folder = try TemporaryDirectory()
+        let location = LibraryLocation(folder: folder.path("library"))
+        let library = try PhotoLibrary(location: location)
+        let good = try jpeg(hour: 10, minute: 0)
+        let cases: [(String, [UInt8], String)] = [
+            ("half.jpg", Array(good.prefix(good.count / 2)), "truncated"),
+            ("random.png", randomBytes(4000, seed: 3), "not a JPEG, PNG or HEIF"),
+            ("empty.jpg", [], "empty"),
+            ("bomb.png", pngHeaderOnly(width: 100_000, height: 100_000), "over the limit"),
+        ]
+        for (name, bytes, reason) in cases {
+            let path = try folder.file(name, bytes).path
+            do {
+                _ = try await library.importFile(at: path)
+                Issue.record("\(name) was imported")
+            } catch {
+                #expect(error.description.contains(reason), "\(name): \(error.description)")
+                #expect(!error.description.contains("\n"))
+            }
+        }
+        do {
+            _ = try await library.importFile(at: folder.url.path)
+            Issue.record("a directory was imported")
+        } catch {
+            #expect(error.description.contains("not a regular file"))
+        }
+        let first = try await library.importFile(at: folder.file("good.jpg", good).path)
+        await #expect(throws: LibraryError.duplicate(path: folder.path("good.jpg"), existing: first.path)) {
+            try await library.importFile(at: folder.path("good.jpg"))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: location.photos) == [URL(fileURLWithPath: first.path).lastPathComponent])
+        #expect(try await library.count == 1)
+    }
+
+    @Test("a deleted or damaged index is rebuilt from the files with the same identifiers; leftovers of a crash are removed")
+    func rebuild() async throws {
+        let folder = try TemporaryDirectory()
+        let location = LibraryLocation(folder: folder.url.path)
+        var ids: [String] = []
+        do {
+            let library = try PhotoLibrary(location: location)
+            for hour in 8..<12 { ids.append(try await library.addPhoto(data: jpeg(hour: hour, minute: 0, seed: UInt64(hour))).id) }
+        }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: location.index + suffix) }
+        // A crash between write and rename leaves a temporary file: it must not become an asset.
+        try Data(jpeg(hour: 20, minute: 0)).write(to: URL(fileURLWithPath: location.photos + "/.Photo from x.jpg.123.0.tmp"))
+        let rebuilt = try PhotoLibrary(location: location)
+        #expect(try await rebuilt.assets().map(\.id).sorted() == ids.sorted())
+        #expect(try FileManager.default.contentsOfDirectory(atPath: location.photos).count == 4)
+
+        try Data(randomBytes(8192, seed: 9)).write(to: URL(fileURLWithPath: location.index))
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: location.index + suffix) }
+        let repaired = try PhotoLibrary(location: location)
+        #expect(try await repaired.assets().map(\.id).sorted() == ids.sorted())
+        #expect(try sqlite(location.index, "PRAGMA integrity_check") == "ok")
+    }
+
+    @Test("files other programs add or remove are noticed")
+    func foreignChanges() async throws {
+        let folder = try TemporaryDirectory()
+        let location = LibraryLocation(folder: folder.url.path)
+        let library = try PhotoLibrary(location: location)
+        let kept = try await library.addPhoto(data: jpeg(hour: 7, minute: 0))
+        let gone = try await library.addPhoto(data: jpeg(hour: 8, minute: 0, seed: 5))
+        try Data(jpeg(hour: 9, minute: 0, seed: 6)).write(to: URL(fileURLWithPath: location.photos + "/from another app.jpg"))
+        try FileManager.default.removeItem(atPath: gone.path)
+        let changes = try await library.synchronize()
+        #expect(changes.added == 1 && changes.removed == 1)
+        let paths = try await library.assets().map(\.path)
+        #expect(paths.contains(location.photos + "/from another app.jpg") && paths.contains(kept.path) && !paths.contains(gone.path))
+    }
+
+    @Test("two libraries on the same folders adding at once get distinct files and rows")
+    func concurrentWriters() async throws {
+        let folder = try TemporaryDirectory()
+        let location = LibraryLocation(folder: folder.url.path)
+        let a = try PhotoLibrary(location: location), b = try PhotoLibrary(location: location)
+        let photos = try (0..<20).map { try jpeg(hour: 10, minute: 0, seed: UInt64(100 + $0)) }  // same EXIF time: same file name
+        async let first: [Asset] = { var added: [Asset] = []; for data in photos[..<10] { added.append(try await a.addPhoto(data: data)) }; return added }()
+        async let second: [Asset] = { var added: [Asset] = []; for data in photos[10...] { added.append(try await b.addPhoto(data: data)) }; return added }()
+        let all = try await first + second
+        #expect(Set(all.map(\.path)).count == 20 && Set(all.map(\.id)).count == 20)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: location.photos).count == 20)
+        #expect(try sqlite(location.index, "SELECT COUNT(*) FROM assets") == "20")
+        #expect(try sqlite(location.index, "PRAGMA integrity_check") == "ok")
+    }
+}
