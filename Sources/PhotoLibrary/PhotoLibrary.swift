@@ -14,10 +14,12 @@ public actor PhotoLibrary {
     /// Where the library lives.
     public let location: LibraryLocation
     private let database: Database
+    private let trash: Trash
 
     /// Opens the library at `location` (the user's by default), creating folders and index.
     public init(location: LibraryLocation = .user) throws(LibraryError) {
         self.location = location
+        trash = Trash(folder: location.trash)
         for folder in [location.photos, location.videos, (location.index as NSString).deletingLastPathComponent] {
             do { try AtomicFile.makeFolders(folder) } catch { throw .accessDenied(path: folder, reason: PhotoLibrary.reason(error)) }
         }
@@ -69,6 +71,11 @@ public actor PhotoLibrary {
                 mtime REAL NOT NULL
             );
             CREATE INDEX IF NOT EXISTS assets_created ON assets (created DESC);
+            CREATE TABLE IF NOT EXISTS trashed (
+                id TEXT PRIMARY KEY,
+                trash_name TEXT NOT NULL,
+                favorite INTEGER NOT NULL DEFAULT 0
+            );
             PRAGMA user_version = 1;
             """)
     }
@@ -195,6 +202,72 @@ public actor PhotoLibrary {
         func pad(_ value: Int32, _ width: Int = 2) -> String { String(repeating: "0", count: max(0, width - String(value).count)) + String(value) }
         let ms = Int32((date - Double(Int(date))) * 1000)
         return "Photo from \(pad(local.tm_year + 1900, 4))-\(pad(local.tm_mon + 1))-\(pad(local.tm_mday)) \(pad(local.tm_hour))-\(pad(local.tm_min))-\(pad(local.tm_sec)).\(pad(ms, 3)).\(ext)"
+    }
+
+    // MARK: - Changing
+
+    /// Marks assets as favourites (or not).
+    public func setFavorite(_ favorite: Bool, ids: [String]) throws(LibraryError) {
+        try database.transaction { () throws(LibraryError) in
+            for id in ids {
+                guard try asset(id: id) != nil else { throw LibraryError.notFound(id) }
+                try database.query("UPDATE assets SET favorite = ? WHERE id = ?", [.integer(favorite ? 1 : 0), .text(id)])
+            }
+        }
+    }
+
+    /// Moves assets to the freedesktop Trash (restorable); all or nothing.
+    public func delete(ids: [String]) throws(LibraryError) {
+        let assets = try ids.map { id throws(LibraryError) -> Asset in
+            guard let asset = try asset(id: id) else { throw LibraryError.notFound(id) }
+            return asset
+        }
+        var moved: [(Asset, String)] = []
+        do {
+            for asset in assets { moved.append((asset, try trash.trash(asset.path))) }
+            try database.transaction { () throws(LibraryError) in
+                for (asset, name) in moved {
+                    try database.query("DELETE FROM assets WHERE id = ?", [.text(asset.id)])
+                    try database.query("INSERT OR REPLACE INTO trashed (id, trash_name, favorite) VALUES (?, ?, ?)",
+                                       [.text(asset.id), .text(name), .integer(asset.isFavorite ? 1 : 0)])
+                }
+            }
+        } catch {
+            for (_, name) in moved.reversed() { _ = try? trash.restore(name) }  // put back what was moved
+            throw error
+        }
+    }
+
+    /// Brings trashed assets back from the Trash (same identifiers, favourites kept).
+    @discardableResult
+    public func restore(ids: [String]) throws(LibraryError) -> [Asset] {
+        var restored: [Asset] = []
+        for id in ids {
+            guard let row = try database.query("SELECT trash_name, favorite FROM trashed WHERE id = ?", [.text(id)]).first,
+                  let name = row[0].text else { throw LibraryError.notFound(id) }
+            let path = try trash.restore(name)
+            try database.query("DELETE FROM trashed WHERE id = ?", [.text(id)])
+            _ = try PhotoLibrary.reconcile(database, photos: location.photos)
+            if row[1].integer == 1 { try database.query("UPDATE assets SET favorite = 1 WHERE path = ?", [.text(path)]) }
+            if let asset = try assets(where: "path = ?", [.text(path)]).first { restored.append(asset) }
+        }
+        return restored
+    }
+
+    /// Copies assets' files into `folder` unchanged, or with location metadata removed; returns the paths written.
+    public func export(ids: [String], to folder: String, stripLocation: Bool = false) throws(LibraryError) -> [String] {
+        var written: [String] = []
+        for id in ids {
+            guard let asset = try asset(id: id) else { throw LibraryError.notFound(id) }
+            do {
+                var data = try FileBytes.read(path: asset.path)
+                if stripLocation, ImageKind(sniffing: data) == .jpeg { data = try JPEGExif.removingLocation(from: data) }
+                written.append(try AtomicFile.write(data, to: folder + "/" + (asset.path as NSString).lastPathComponent))
+            } catch {
+                throw LibraryError.from(error)
+            }
+        }
+        return written
     }
 
     // MARK: - Reading

@@ -137,3 +137,46 @@ struct PhotoLibraryTests {
         #expect(try sqlite(location.index, "PRAGMA integrity_check") == "ok")
     }
 }
+
+@Suite("Photo library changes")
+struct PhotoLibraryChangeTests {
+    @Test("favourites; delete to the freedesktop Trash and restore with the same identifier and favourite")
+    func trashAndRestore() async throws {
+        let folder = try TemporaryDirectory()
+        let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"))
+        let library = try PhotoLibrary(location: location)
+        let photo = try await library.addPhoto(data: jpeg(hour: 11, minute: 11))
+        let other = try await library.addPhoto(data: jpeg(hour: 12, minute: 12, seed: 4))
+        try await library.setFavorite(true, ids: [photo.id])
+        #expect(try await library.assets(favoritesOnly: true).map(\.id) == [photo.id])
+        try await library.delete(ids: [photo.id])
+        #expect(try await library.assets().map(\.id) == [other.id])
+        let name = (photo.path as NSString).lastPathComponent
+        #expect(FileManager.default.fileExists(atPath: folder.path("Trash/files") + "/" + name))
+        let info = try String(contentsOfFile: folder.path("Trash/info") + "/" + name + ".trashinfo", encoding: .utf8)
+        #expect(info.hasPrefix("[Trash Info]\nPath=") && info.contains(photo.path.replacingOccurrences(of: " ", with: "%20")) && info.contains("DeletionDate=20"))
+        let restored = try await library.restore(ids: [photo.id])
+        #expect(restored.map(\.id) == [photo.id] && restored[0].isFavorite && restored[0].path == photo.path)
+        #expect(!FileManager.default.fileExists(atPath: folder.path("Trash/info") + "/" + name + ".trashinfo"))
+        await #expect(throws: LibraryError.notFound("nope")) { try await library.delete(ids: [other.id, "nope"]) }
+        #expect(try await library.count == 2, "a failed batch deletes nothing")
+    }
+
+    @Test("export copies files unchanged, or without location, as exiftool sees")
+    func export() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash")))
+        let image = try SyntheticImage.photoLike(width: 160, height: 120)
+        let metadata = ExifMetadata(make: "Pinhole", location: ExifLocation(latitude: 48.8583, longitude: 2.2945, altitude: 35))
+        let photo = try await library.addPhoto(data: JPEGExif.inserting(metadata, into: JPEGEncoder().encode(image)))
+        #expect(photo.location?.latitude ?? 0 > 48.85)
+        let plain = try await library.export(ids: [photo.id], to: folder.path("plain"))
+        let private_ = try await library.export(ids: [photo.id], to: folder.path("private"), stripLocation: true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: plain[0])) == Data(contentsOf: URL(fileURLWithPath: photo.path)))
+        let exiftool = try ExifTool.locate()
+        #expect(try exiftool.tags(URL(fileURLWithPath: plain[0]))["Composite:GPSLatitude"] != nil)
+        let stripped = try exiftool.tags(URL(fileURLWithPath: private_[0]))
+        #expect(stripped.keys.filter { $0.contains("GPS") }.isEmpty, "\(stripped.keys.filter { $0.contains("GPS") })")
+        #expect(jsonText(stripped["EXIF:Make"]) == "Pinhole")
+    }
+}
