@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CHeif", "CExif", "CPNG"]),
         .target(name: "Capture", dependencies: ["Media", "CV4L2", "CSensorProxy"]),
         .target(name: "PhotoLibrary", dependencies: ["Media", "CSQLite"]),
-        .executableTarget(name: "pinhole", dependencies: ["Capture", "Media"]),
+        .executableTarget(name: "pinhole", dependencies: ["Capture", "Media", "PhotoLibrary"]),
         .executableTarget(name: "pinhole-bench", dependencies: ["Media", "Capture", "CAV", "CYUV"]),
         // Helpers the test targets share: running independent tools (exiftool, pngcheck, …), temporary folders.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

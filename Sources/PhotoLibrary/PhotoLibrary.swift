@@ -16,8 +16,9 @@ public actor PhotoLibrary {
     private let database: Database
     private let trash: Trash
 
-    /// Opens the library at `location` (the user's by default), creating folders and index.
-    public init(location: LibraryLocation = .user) throws(LibraryError) {
+    /// Opens the library at `location` (the user's by default), creating folders and index, and
+    /// (unless `synchronize` is false, as `verify` needs) bringing the index up to date with the files.
+    public init(location: LibraryLocation = .user, synchronize: Bool = true) throws(LibraryError) {
         self.location = location
         trash = Trash(folder: location.trash)
         for folder in [location.photos, location.videos, (location.index as NSString).deletingLastPathComponent] {
@@ -28,7 +29,7 @@ public actor PhotoLibrary {
         }
         database = try PhotoLibrary.openIndex(at: location.index)
         PhotoLibrary.removeLeftovers(in: location.photos)
-        _ = try PhotoLibrary.reconcile(database, photos: location.photos)
+        if synchronize { _ = try PhotoLibrary.reconcile(database, photos: location.photos) }
     }
 
     private static func reason(_ error: MediaError) -> String {
@@ -104,6 +105,15 @@ public actor PhotoLibrary {
     @discardableResult
     public func synchronize() throws(LibraryError) -> (added: Int, removed: Int) {
         try PhotoLibrary.reconcile(database, photos: location.photos)
+    }
+
+    /// What `synchronize()` would change, without changing it.
+    public func differences() throws(LibraryError) -> (missingFromIndex: [String], missingFiles: [String]) {
+        let indexed = Set(try database.query("SELECT path FROM assets").compactMap { $0.first?.text })
+        let extensions: Set<String> = ["jpg", "jpeg", "png", "heic", "heif", "avif"]
+        let files = Set(PhotoLibrary.listFolder(location.photos).filter { !$0.hasPrefix(".") && extensions.contains(($0 as NSString).pathExtension.lowercased()) }
+            .map { location.photos + "/" + $0 })
+        return (files.subtracting(indexed).sorted(), indexed.subtracting(files).sorted())
     }
 
     private static func reconcile(_ database: Database, photos: String) throws(LibraryError) -> (added: Int, removed: Int) {

@@ -1,5 +1,6 @@
 import Capture
 import Media
+import PhotoLibrary
 
 /// A failure of a `pinhole` command, with its documented exit code.
 enum CLIError: Error {
@@ -11,6 +12,10 @@ enum CLIError: Error {
     case media(MediaError)
     /// A file could not be written (exit 6).
     case cannotWrite(path: String, reason: String)
+    /// A photo library failure.
+    case library(LibraryError)
+    /// Failures already printed line by line; exit with this code.
+    case reported(Int32)
 
     /// The exit code, as documented in `pinhole --help` and the README.
     var exitCode: Int32 {
@@ -27,6 +32,14 @@ enum CLIError: Error {
         case .media(.io): return ExitCode.cannotWrite
         case .media: return ExitCode.failure
         case .cannotWrite: return ExitCode.cannotWrite
+        case let .library(error):
+            switch error {
+            case .accessDenied: return ExitCode.accessDenied
+            case .cannotWrite: return ExitCode.cannotWrite
+            case .notFound: return ExitCode.notFound
+            default: return ExitCode.failure
+            }
+        case let .reported(code): return code
         }
     }
 
@@ -37,6 +50,8 @@ enum CLIError: Error {
         case let .capture(error): return error.description
         case let .media(error): return error.description
         case let .cannotWrite(path, reason): return "Cannot save \(path): \(reason). Choose another folder with -o or free some space."
+        case let .library(error): return error.description
+        case .reported: return ""
         }
     }
 }
@@ -57,10 +72,13 @@ enum ExitCode {
     static let busyOrUnplugged: Int32 = 5
     /// The photo could not be written.
     static let cannotWrite: Int32 = 6
+    /// No library item with the ID given.
+    static let notFound: Int32 = 7
 
     /// The table printed by `--help`.
     static let help = """
     Exit codes: 0 ok, 1 camera or image failure, 2 bad arguments, 3 no camera,
-                4 access denied, 5 camera busy or unplugged, 6 cannot write the file.
+                4 access denied, 5 camera busy or unplugged, 6 cannot write the file,
+                7 no library item with that ID.
     """
 }

@@ -1,6 +1,7 @@
 import Capture
 import Foundation
 import Media
+import PhotoLibrary
 
 /// `pinhole snap`: takes one or more photos and prints where each was saved.
 enum SnapCommand {
@@ -8,8 +9,9 @@ enum SnapCommand {
     Usage: pinhole snap [options]
 
     Takes a photo with the default camera (Pinhole's test camera when there is none) and prints
-    the saved file's path. Photos go to $XDG_PICTURES_DIR/Camera ("Photo from YYYY-MM-DD
-    HH-MM-SS.mmm.jpg"); an existing file is never overwritten.
+    the saved file's path. Photos go into the photo library: $XDG_PICTURES_DIR/Camera ("Photo
+    from YYYY-MM-DD HH-MM-SS.mmm.jpg"), indexed for `pinhole library` and the app; with -o, to a
+    plain file instead. An existing file is never overwritten.
 
       --device ID|PATH      camera ID (see `pinhole devices`), device node, or test-front/test-back
       --position front|back the default camera facing that way
@@ -96,12 +98,22 @@ enum SnapCommand {
         }
         if timer > 0 { await countdown(timer) }
         let settings = PhotoSettings(format: format, quality: quality, maxPhotoDimensions: size, flashMode: flash, photoQualityPrioritization: .speed)
+        let library = output == nil ? try LibraryCommand.open() : nil
         for index in 0..<count {
             if index > 0 { try? await Task.sleep(for: .seconds(interval)) }
             let photo: CapturePhoto
             do { photo = try await photoOutput.capturePhoto(with: settings) } catch { throw .capture(error) }
             if photo.resolvedSettings.screenFlashRequested {
                 FileHandle.standardError.write(Data("\(device.localizedName) has no flash LED: the photo was taken without flash.\n".utf8))
+            }
+            if let library {
+                do {
+                    let asset = try await library.addPhoto(data: photo.fileDataRepresentation(), name: "the photo")
+                    FileHandle.standardOutput.write(Data((asset.path + "\n").utf8))
+                } catch {
+                    throw .library(error)
+                }
+                continue
             }
             let path = destination(output, photo: photo)
             do {
@@ -166,10 +178,10 @@ enum SnapCommand {
         if interactive { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     }
 
-    /// Where a photo goes: -o's file or folder, else the Pictures/Camera folder with a dated name.
+    /// Where a photo goes with -o: the file given, or a dated name inside the folder given.
     static func destination(_ output: String?, photo: CapturePhoto) -> String {
         let name = fileName(for: photo)
-        guard let output else { return UserDirectories.pictures + "/Camera/" + name }
+        guard let output else { return name }
         var isFolder: ObjCBool = false
         if output.hasSuffix("/") || (FileManager.default.fileExists(atPath: output, isDirectory: &isFolder) && isFolder.boolValue) {
             return (output.hasSuffix("/") ? String(output.dropLast()) : output) + "/" + name

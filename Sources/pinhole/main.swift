@@ -9,6 +9,7 @@ Usage: pinhole COMMAND [options]
 Commands:
   devices    list cameras, their formats and controls
   snap       take a photo and print where it was saved
+  library    list, import, export, delete, restore photos in the library
 
 Run `pinhole COMMAND --help` for a command's options.
 
@@ -21,7 +22,7 @@ let rest = Array(arguments.dropFirst())
 
 /// Prints the error's one line and exits with its code.
 func fail(_ error: CLIError) -> Never {
-    FileHandle.standardError.write(Data("pinhole: \(error.message)\n".utf8))
+    if case .reported = error {} else { FileHandle.standardError.write(Data("pinhole: \(error.message)\n".utf8)) }
     exit(error.exitCode)
 }
 
@@ -29,6 +30,7 @@ do throws(CLIError) {
     switch command {
     case "devices": try DevicesCommand.run(rest)
     case "snap": try await SnapCommand.run(rest)
+    case "library": try await LibraryCommand.run(rest)
     case "-h", "--help", "help": print(usage)
     case "--version": print("pinhole \(PinholeVersion.string)")
     default: throw .usage("unknown command '\(command)'")

@@ -80,6 +80,48 @@ struct CLITests {
         #expect(jsonNumber(tags["File:ImageWidth"]) == 3840 && jsonNumber(tags["File:ImageHeight"]) == 2160)
         #expect(jsonText(tags["EXIF:Model"]) == "Pinhole Test Camera (front)")
         #expect(jsonText(tags["EXIF:OffsetTimeOriginal"]) == "+00:00")
+        // …and it is in the library, which the app and `pinhole library` share.
+        let listed = try pinhole(["library", "list", "--json"], environment: env)
+        let assets = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        #expect(assets.count == 1 && (assets[0]["path"] as? String) == path && (assets[0]["width"] as? Int) == 3840)
+    }
+
+    @Test("library: import, list, info, favorite, export, delete to the Trash, restore, verify — with exit codes")
+    func library() throws {
+        let folder = try TemporaryDirectory()
+        let env = try isolatedEnvironment(folder)
+        let image = try SyntheticImage.photoLike(width: 200, height: 100)
+        let good = try folder.file("holiday.jpg", JPEGEncoder().encode(image)).path
+        let junk = try folder.file("junk.png", Array(repeating: 7, count: 300)).path
+        let imported = try pinhole(["library", "import", good, junk, good], environment: env)
+        #expect(imported.status == 1, "one file failed: \(imported.stderr)")
+        let lines = imported.stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
+        #expect(lines.count == 1)
+        let id = lines[0][0], stored = lines[0][1]
+        #expect(imported.stderr.contains("junk.png cannot be imported: it is not a JPEG, PNG or HEIF image"))
+        #expect(imported.stderr.contains("is already in the library as \(stored)"))
+        let info = try pinhole(["library", "info", id, "--json"], environment: env)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any])
+        #expect((object["width"] as? Int) == 200 && (object["favorite"] as? Bool) == false)
+        #expect(try pinhole(["library", "favorite", id], environment: env).status == 0)
+        #expect(try pinhole(["library", "list", "--favorites"], environment: env).stdout.contains("★"))
+        let exported = try pinhole(["library", "export", id, "--to", folder.path("out")], environment: env)
+        #expect(exported.status == 0 && FileManager.default.fileExists(atPath: exported.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(try pinhole(["library", "delete", id], environment: env).status == 0)
+        #expect(try pinhole(["library", "list"], environment: env).stdout.isEmpty)
+        #expect(FileManager.default.fileExists(atPath: folder.path(".local/share/Trash/info/") + "/" + (stored as NSString).lastPathComponent + ".trashinfo"))
+        let restored = try pinhole(["library", "restore", id], environment: env)
+        #expect(restored.status == 0 && restored.stdout.contains(stored))
+        let missing = try pinhole(["library", "info", "nope"], environment: env)
+        #expect(missing.status == 7 && missing.stderr == "pinhole: No photo or video 'nope' in the library. List them with `pinhole library list`.\n")
+        // A file dropped in by another program: verify reports it (exit 1), --repair adds it.
+        try Data(JPEGEncoder().encode(image, quality: 50)).write(to: URL(fileURLWithPath: stored.replacingOccurrences(of: ".jpg", with: " copy.jpg")))
+        let verify = try pinhole(["library", "verify"], environment: env)
+        #expect(verify.status == 1 && verify.stdout.contains("1 files not in the index"), "\(verify.stdout)")
+        let repair = try pinhole(["library", "verify", "--repair"], environment: env)
+        #expect(repair.status == 0 && repair.stdout.contains("1 added"), "\(repair.stdout)")
+        #expect(try pinhole(["library", "verify"], environment: env).status == 0)
+        #expect(try pinhole(["library", "list"], environment: env).stdout.split(separator: "\n").count == 2)
     }
 
     @Test("snap -o, --size, --format, --count: every photo is a new file, none overwritten")

@@ -1,0 +1,135 @@
+import Foundation
+import Media
+import PhotoLibrary
+
+/// `pinhole library …`: the photo library shared with the app.
+enum LibraryCommand {
+    static let help = """
+    Usage: pinhole library COMMAND [options]
+
+    The photo library: $XDG_PICTURES_DIR/Camera (files) and $XDG_DATA_HOME/pinhole/library.sqlite3 (index).
+
+      list [--json] [--type photo|video] [--favorites] [--limit N]   newest first
+      info ID [--json]
+      import FILE…                     copy images in (JPEG, PNG, HEIF; checked; duplicates reported)
+      export ID… --to DIR [--strip-location]
+      delete ID…                       move to the Trash (restorable)
+      restore ID…                      bring back from the Trash
+      favorite ID… [--off]
+      verify [--repair]                check the index against the files (--repair: make them agree)
+      -h, --help
+
+    \(ExitCode.help)
+    """
+
+    static func run(_ arguments: [String]) async throws(CLIError) {
+        guard let command = arguments.first, command != "-h", command != "--help" else { print(help); return }
+        var options = Arguments(Array(arguments.dropFirst()))
+        if options.flag("-h", "--help") { print(help); return }
+        let library = try open(synchronize: command != "verify")
+        do {
+            switch command {
+            case "list":
+                let json = options.flag("--json"), favorites = options.flag("--favorites")
+                let typeText = try options.option("--type")
+                let limit = try options.integer("--limit", range: 1...1_000_000)
+                _ = try options.finish()
+                var type: Asset.MediaType?
+                if let typeText {
+                    guard let value = Asset.MediaType(rawValue: typeText) else { throw CLIError.usage("--type must be photo or video, not '\(typeText)'") }
+                    type = value
+                }
+                let assets = try await library.assets(mediaType: type, favoritesOnly: favorites, limit: limit)
+                if json { printJSON(assets.map(describe)) } else { for asset in assets { print(line(asset)) } }
+            case "info":
+                let json = options.flag("--json")
+                let ids = try options.finish(maximumPositionals: 1)
+                guard let id = ids.first else { throw CLIError.usage("info needs an asset ID (see `pinhole library list`)") }
+                guard let asset = try await library.asset(id: id) else { throw CLIError.library(.notFound(id)) }
+                if json { printJSON(describe(asset)) } else { for (key, value) in describe(asset).sorted(by: { $0.key < $1.key }) { print("\(key): \(value)") } }
+            case "import":
+                let files = try options.finish(maximumPositionals: .max)
+                guard !files.isEmpty else { throw CLIError.usage("import needs at least one file") }
+                var failed: CLIError?
+                for file in files {
+                    do {
+                        let asset = try await library.importFile(at: file)
+                        print("\(asset.id)\t\(asset.path)")
+                    } catch {
+                        if case .duplicate = error {
+                            FileHandle.standardError.write(Data("pinhole: \(error.description)\n".utf8))
+                        } else {
+                            FileHandle.standardError.write(Data("pinhole: \(error.description)\n".utf8))
+                            failed = .library(error)
+                        }
+                    }
+                }
+                if let failed { throw CLIError.reported(failed.exitCode) }
+            case "export":
+                let folder = try options.option("--to")
+                let strip = options.flag("--strip-location")
+                let ids = try options.finish(maximumPositionals: .max)
+                guard let folder, !ids.isEmpty else { throw CLIError.usage("export needs asset IDs and --to DIR") }
+                for path in try await library.export(ids: ids, to: folder, stripLocation: strip) { print(path) }
+            case "delete":
+                let ids = try options.finish(maximumPositionals: .max)
+                guard !ids.isEmpty else { throw CLIError.usage("delete needs asset IDs") }
+                try await library.delete(ids: ids)
+            case "restore":
+                let ids = try options.finish(maximumPositionals: .max)
+                guard !ids.isEmpty else { throw CLIError.usage("restore needs asset IDs") }
+                for asset in try await library.restore(ids: ids) { print("\(asset.id)\t\(asset.path)") }
+            case "favorite":
+                let off = options.flag("--off")
+                let ids = try options.finish(maximumPositionals: .max)
+                guard !ids.isEmpty else { throw CLIError.usage("favorite needs asset IDs") }
+                try await library.setFavorite(!off, ids: ids)
+            case "verify":
+                let repair = options.flag("--repair")
+                _ = try options.finish()
+                if repair {
+                    let changes = try await library.synchronize()
+                    print("verify: index repaired: \(changes.added) added, \(changes.removed) removed")
+                } else {
+                    let differences = try await library.differences()
+                    print("verify: \(differences.missingFromIndex.count) files not in the index, \(differences.missingFiles.count) rows without a file")
+                    if !differences.missingFromIndex.isEmpty || !differences.missingFiles.isEmpty { throw CLIError.reported(ExitCode.failure) }
+                }
+            default:
+                throw CLIError.usage("unknown library command '\(command)'")
+            }
+        } catch let error as CLIError {
+            throw error
+        } catch let error as LibraryError {
+            throw .library(error)
+        } catch {
+            throw .usage("\(error)")
+        }
+    }
+
+    /// The user's library (or the one at $PINHOLE_LIBRARY, a folder, for portable use).
+    static func open(synchronize: Bool = true) throws(CLIError) -> PhotoLibrary {
+        let location = ProcessInfo.processInfo.environment["PINHOLE_LIBRARY"].map { LibraryLocation(folder: $0) } ?? .user
+        do { return try PhotoLibrary(location: location, synchronize: synchronize) } catch { throw .library(error) }
+    }
+
+    static func line(_ asset: Asset) -> String {
+        let date = Date(timeIntervalSince1970: asset.creationDate)
+        let formatter = DateFormatter()
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        return "\(asset.id)  \(formatter.string(from: date))  \(asset.pixelWidth)×\(asset.pixelHeight)\(asset.isFavorite ? "  ★" : "")  \(asset.path)"
+    }
+
+    static func describe(_ asset: Asset) -> [String: Any] {
+        var object: [String: Any] = ["id": asset.id, "type": asset.mediaType.rawValue, "path": asset.path, "width": asset.pixelWidth,
+                                     "height": asset.pixelHeight, "created": ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: asset.creationDate)),
+                                     "orientation": asset.orientation.rawValue, "favorite": asset.isFavorite, "size": asset.fileSize]
+        if let location = asset.location { object["latitude"] = location.latitude; object["longitude"] = location.longitude }
+        return object
+    }
+
+    static func printJSON(_ object: Any) {
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
+        print(String(decoding: data, as: UTF8.self))
+    }
+}
