@@ -11,18 +11,22 @@ public struct LibraryLocation: Sendable, Equatable {
     public var index: String
     /// The freedesktop Trash deleted files go to (the user's home Trash by default).
     public var trash: String
+    /// The freedesktop thumbnail cache (the user's by default, shared with file managers).
+    public var thumbnails: String
 
     /// A library at explicit folders (tests, portable use, a second library).
-    public init(photos: String, videos: String, index: String, trash: String = Trash.home.folder) {
+    public init(photos: String, videos: String, index: String, trash: String = Trash.home.folder,
+                thumbnails: String = ThumbnailCache.user.folder) {
         self.photos = photos
         self.videos = videos
         self.index = index
         self.trash = trash
+        self.thumbnails = thumbnails
     }
 
     /// A self-contained library in one folder: `folder/Photos`, `folder/Videos`, `folder/library.sqlite3`.
-    public init(folder: String, trash: String = Trash.home.folder) {
-        self.init(photos: folder + "/Photos", videos: folder + "/Videos", index: folder + "/library.sqlite3", trash: trash)
+    public init(folder: String, trash: String = Trash.home.folder, thumbnails: String = ThumbnailCache.user.folder) {
+        self.init(photos: folder + "/Photos", videos: folder + "/Videos", index: folder + "/library.sqlite3", trash: trash, thumbnails: thumbnails)
     }
 
     /// The user's library: `$XDG_PICTURES_DIR/Camera`, `$XDG_VIDEOS_DIR/Camera` (from

@@ -264,6 +264,12 @@ public actor PhotoLibrary {
         return restored
     }
 
+    /// The path of the freedesktop thumbnail of asset `id` at `size`, made now if missing or stale.
+    public func thumbnail(for id: String, size: ThumbnailSize = .large) throws(LibraryError) -> String {
+        guard let asset = try asset(id: id) else { throw LibraryError.notFound(id) }
+        return try ThumbnailCache(folder: location.thumbnails).thumbnail(of: asset.path, size: size)
+    }
+
     /// Copies assets' files into `folder` unchanged, or with location metadata removed; returns the paths written.
     public func export(ids: [String], to folder: String, stripLocation: Bool = false) throws(LibraryError) -> [String] {
         var written: [String] = []

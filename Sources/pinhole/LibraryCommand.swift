@@ -16,6 +16,7 @@ enum LibraryCommand {
       delete ID…                       move to the Trash (restorable)
       restore ID…                      bring back from the Trash
       favorite ID… [--off]
+      thumbnail ID [--size normal|large|x-large|xx-large]   print the freedesktop thumbnail's path
       verify [--repair]                check the index against the files (--repair: make them agree)
       -h, --help
 
@@ -84,6 +85,14 @@ enum LibraryCommand {
                 let ids = try options.finish(maximumPositionals: .max)
                 guard !ids.isEmpty else { throw CLIError.usage("favorite needs asset IDs") }
                 try await library.setFavorite(!off, ids: ids)
+            case "thumbnail":
+                let sizeName = try options.option("--size") ?? "large"
+                let ids = try options.finish(maximumPositionals: 1)
+                guard let id = ids.first else { throw CLIError.usage("thumbnail needs an asset ID") }
+                guard let size = ThumbnailSize.allCases.first(where: { $0.folderName == sizeName }) else {
+                    throw CLIError.usage("--size must be normal, large, x-large or xx-large, not '\(sizeName)'")
+                }
+                print(try await library.thumbnail(for: id, size: size))
             case "verify":
                 let repair = options.flag("--repair")
                 _ = try options.finish()

@@ -180,3 +180,39 @@ struct PhotoLibraryChangeTests {
         #expect(jsonText(stripped["EXIF:Make"]) == "Pinhole")
     }
 }
+
+@Suite("Thumbnail cache")
+struct ThumbnailCacheTests {
+    @Test("thumbnails follow the freedesktop spec: MD5 of the URI, Thumb::URI and Thumb::MTime, remade when the file changes")
+    func freedesktop() async throws {
+        let folder = try TemporaryDirectory()
+        let location = LibraryLocation(folder: folder.path("my lib"), trash: folder.path("Trash"), thumbnails: folder.path("thumbnails"))
+        let library = try PhotoLibrary(location: location)
+        let photo = try await library.addPhoto(data: jpeg(hour: 10, minute: 30))
+        let path = try await library.thumbnail(for: photo.id, size: .normal)
+        // Python's hashlib, not our MD5, names the file.
+        let uri = URL(fileURLWithPath: photo.path).absoluteString
+        #expect(uri.hasPrefix("file:///") && uri.contains("my%20lib"))
+        let md5 = try runTool("/usr/bin/python3", ["-c", "import hashlib,sys; print(hashlib.md5(sys.argv[1].encode()).hexdigest())", uri])
+        #expect(path == folder.path("thumbnails/normal") + "/" + md5.stdout.trimmingCharacters(in: .whitespacesAndNewlines) + ".png")
+        let check = try runTool("pngcheck", ["-t", path])
+        #expect(check.status == 0, "\(check.stdout)")
+        var info = stat()
+        stat(photo.path, &info)
+        #expect(check.stdout.contains("Thumb::URI:\n    \(uri)") && check.stdout.contains("Thumb::MTime:\n    \(info.st_mtim.tv_sec)"), "\(check.stdout)")
+        #expect(check.stdout.contains("(128x96,"))
+        // Unchanged file: the same thumbnail is reused; a newer file makes a new one.
+        let before = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+        #expect(try await library.thumbnail(for: photo.id, size: .normal) == path)
+        let after = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date
+        #expect(after == before)
+        var times = [timespec(tv_sec: Int(info.st_mtim.tv_sec) + 100, tv_nsec: 0), timespec(tv_sec: Int(info.st_mtim.tv_sec) + 100, tv_nsec: 0)]
+        utimensat(AT_FDCWD, photo.path, &times, 0)
+        _ = try await library.thumbnail(for: photo.id, size: .normal)
+        let remade = try runTool("pngcheck", ["-t", path])
+        #expect(remade.stdout.contains("Thumb::MTime:\n    \(info.st_mtim.tv_sec + 100)"))
+        let large = try await library.thumbnail(for: photo.id, size: .xLarge)
+        let largeCheck = try runTool("pngcheck", [large])
+        #expect(large.contains("/x-large/") && largeCheck.stdout.contains("(320x240,"), "small images are not enlarged")
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Glibc
+import Media
+
+/// The freedesktop.org thumbnail cache (`$XDG_CACHE_HOME/thumbnails/{normal,large,x-large,xx-large}/
+/// MD5(URI).png` with `Thumb::URI` and `Thumb::MTime`), shared with file managers: Pinhole reuses
+/// their thumbnails and they reuse Pinhole's. A thumbnail is current while its Thumb::MTime equals
+/// the file's modification time; files that cannot be thumbnailed get a marker under
+/// `fail/pinhole-VERSION/` so nobody retries them.
+public struct ThumbnailCache: Sendable {
+    /// The cache's root (…/thumbnails).
+    public let folder: String
+    private static let software = "Pinhole 0.1.0"
+
+    /// The cache at `folder`.
+    public init(folder: String) { self.folder = folder }
+
+    /// The user's cache.
+    public static var user: ThumbnailCache {
+        let home = LibraryLocation.environment("HOME") ?? "/root"
+        let cache = LibraryLocation.environment("XDG_CACHE_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.cache"
+        return ThumbnailCache(folder: cache + "/thumbnails")
+    }
+
+    /// The file URI the spec hashes: file:// plus the percent-encoded absolute path.
+    public static func uri(for path: String) -> String { URL(fileURLWithPath: path).absoluteString }
+
+    /// Where the thumbnail of `path` at `size` lives (whether or not it exists yet).
+    public func path(for path: String, size: ThumbnailSize) -> String {
+        folder + "/" + size.folderName + "/" + MD5.hex(Array(ThumbnailCache.uri(for: path).utf8)) + ".png"
+    }
+
+    /// The thumbnail of the image at `path`, made now if missing or stale; returns its path.
+    public func thumbnail(of path: String, size: ThumbnailSize) throws(LibraryError) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw .notFound(path) }
+        let mtime = String(info.st_mtim.tv_sec)
+        let uri = ThumbnailCache.uri(for: path)
+        let target = self.path(for: path, size: size)
+        if let existing = try? FileBytes.read(path: target, limit: 16 << 20), let text = PNGText.read(existing),
+           text["Thumb::URI"] == uri, text["Thumb::MTime"] == mtime {
+            return target
+        }
+        let image: PixelBuffer
+        do {
+            image = try Thumbnailer().thumbnail(ofFile: path, longestSide: size.rawValue)
+        } catch {
+            markFailed(path: path, uri: uri, mtime: mtime)
+            throw .unsupportedFile(path: path, reason: error.description)
+        }
+        let png: [UInt8]
+        do {
+            png = try PNGCodec.encode(image, compression: .balanced, text: [
+                ("Thumb::URI", uri), ("Thumb::MTime", mtime), ("Thumb::Size", String(info.st_size)),
+                ("Software", ThumbnailCache.software),
+            ])
+        } catch {
+            throw .unsupportedFile(path: path, reason: error.description)
+        }
+        try replace(target, with: png)
+        return target
+    }
+
+    /// Writes `bytes` to `target` atomically, replacing an older thumbnail (0600, as the spec asks).
+    private func replace(_ target: String, with bytes: [UInt8]) throws(LibraryError) {
+        let folder = (target as NSString).deletingLastPathComponent
+        do throws(MediaError) {
+            try AtomicFile.makeFolders(folder)
+            chmod(self.folder, 0o700)
+            chmod(folder, 0o700)
+            let temporary = try AtomicFile.write(bytes, to: folder + "/.pinhole-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).png", createFolders: false)
+            chmod(temporary, 0o600)
+            guard rename(temporary, target) == 0 else {
+                unlink(temporary)
+                throw MediaError.io(path: target, reason: String(cString: strerror(errno)))
+            }
+        } catch {
+            throw LibraryError.from(error)
+        }
+    }
+
+    /// Records that `path` cannot be thumbnailed (an empty-picture PNG with its URI and mtime).
+    private func markFailed(path: String, uri: String, mtime: String) {
+        guard let marker = try? PixelBuffer(format: .bgra, width: 1, height: 1),
+              let png = try? PNGCodec.encode(marker, text: [("Thumb::URI", uri), ("Thumb::MTime", mtime), ("Software", ThumbnailCache.software)]) else { return }
+        let target = folder + "/fail/pinhole-0.1.0/" + MD5.hex(Array(uri.utf8)) + ".png"
+        try? replace(target, with: png)
+    }
+}
+
+/// Reads a PNG's tEXt chunks (the thumbnail cache's metadata) without decoding pixels.
+enum PNGText {
+    static func read(_ png: [UInt8]) -> [String: String]? {
+        guard png.count > 8, Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] else { return nil }
+        var result: [String: String] = [:]
+        var offset = 8
+        while offset + 8 <= png.count {
+            let length = Int(png[offset]) << 24 | Int(png[offset + 1]) << 16 | Int(png[offset + 2]) << 8 | Int(png[offset + 3])
+            let type = String(decoding: png[(offset + 4)..<(offset + 8)], as: UTF8.self)
+            let start = offset + 8
+            guard length >= 0, start + length + 4 <= png.count else { return result }
+            if type == "tEXt", let zero = png[start..<(start + length)].firstIndex(of: 0) {
+                result[String(decoding: png[start..<zero], as: UTF8.self)] = String(decoding: png[(zero + 1)..<(start + length)], as: UTF8.self)
+            }
+            if type == "IDAT" || type == "IEND" { break }
+            offset = start + length + 4
+        }
+        return result
+    }
+}
