@@ -81,10 +81,20 @@ public actor PhotoLibrary {
             """)
     }
 
-    /// Deletes temporary files a crash left behind (`.NAME.PID.N.tmp`, see `AtomicFile`).
+    /// Deletes temporary files a crash left behind (`.NAME.PID.N.tmp`, see `AtomicFile`): those
+    /// whose writer is no longer running, or that are over a day old. Another live process's file
+    /// in flight is left alone (deleting it made that process's save fail: found by two
+    /// concurrent importers).
     private static func removeLeftovers(in folder: String) {
         for name in listFolder(folder) where name.hasPrefix(".") && name.hasSuffix(".tmp") {
-            unlink(folder + "/" + name)
+            let parts = name.split(separator: ".")
+            let pid = parts.count >= 3 ? pid_t(parts[parts.count - 3]) : nil
+            var info = stat()
+            let path = folder + "/" + name
+            guard stat(path, &info) == 0 else { continue }
+            let age = time(nil) - info.st_mtim.tv_sec
+            let writerGone = pid.map { kill($0, 0) != 0 && errno == ESRCH } ?? true
+            if writerGone || age > 86_400 { unlink(path) }
         }
     }
 

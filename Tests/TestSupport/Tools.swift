@@ -136,6 +136,11 @@ public final class BackgroundProcess: @unchecked Sendable {
         (try? String(contentsOf: folder.appendingPathComponent("out"), encoding: .utf8)) ?? ""
     }
 
+    /// What the program has written to standard error so far.
+    public var errors: String {
+        (try? String(contentsOf: folder.appendingPathComponent("err"), encoding: .utf8)) ?? ""
+    }
+
     /// Waits until standard output contains `text` (true) or `seconds` pass (false).
     public func waitForOutput(containing text: String, seconds: Double = 10) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
@@ -146,6 +151,9 @@ public final class BackgroundProcess: @unchecked Sendable {
         return false
     }
 
+    /// Records that the program was reaped elsewhere.
+    func markExited() { running = false }
+
     /// Kills the program and reaps it.
     public func stop() {
         guard running else { return }
@@ -154,5 +162,25 @@ public final class BackgroundProcess: @unchecked Sendable {
         kill(pid, SIGKILL)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    }
+}
+
+extension BackgroundProcess {
+    /// Waits for the program to exit by itself (up to `seconds`) and returns its exit status, or
+    /// nil when it was still running (it is then killed).
+    public func waitForExit(seconds: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        var status: Int32 = 0
+        while Date() < deadline {
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid {
+                markExited()
+                let signal = status & 0x7F
+                return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
+            }
+            usleep(20_000)
+        }
+        stop()
+        return nil
     }
 }
