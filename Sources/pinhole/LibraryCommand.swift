@@ -9,7 +9,7 @@ enum LibraryCommand {
 
     The photo library: $XDG_PICTURES_DIR/Camera (files) and $XDG_DATA_HOME/pinhole/library.sqlite3 (index).
 
-      list [--json] [--type photo|video] [--favorites] [--limit N]   newest first
+      list [--json] [--type photo|video] [--favorites] [--album NAME] [--limit N]   newest first
       info ID [--json]
       import FILE…                     copy images in (JPEG, PNG, HEIF; checked; duplicates reported)
       export ID… --to DIR [--strip-location]
@@ -17,6 +17,8 @@ enum LibraryCommand {
       restore ID…                      bring back from the Trash
       favorite ID… [--off]
       thumbnail ID [--size normal|large|x-large|xx-large]   print the freedesktop thumbnail's path
+      albums                           the albums with their sizes
+      album create|delete NAME | album rename NAME NEW | album add|remove NAME ID…
       verify [--repair]                check the index against the files (--repair: make them agree)
       -h, --help
 
@@ -33,6 +35,7 @@ enum LibraryCommand {
             case "list":
                 let json = options.flag("--json"), favorites = options.flag("--favorites")
                 let typeText = try options.option("--type")
+                let album = try options.option("--album")
                 let limit = try options.integer("--limit", range: 1...1_000_000)
                 _ = try options.finish()
                 var type: Asset.MediaType?
@@ -40,7 +43,14 @@ enum LibraryCommand {
                     guard let value = Asset.MediaType(rawValue: typeText) else { throw CLIError.usage("--type must be photo or video, not '\(typeText)'") }
                     type = value
                 }
-                let assets = try await library.assets(mediaType: type, favoritesOnly: favorites, limit: limit)
+                var assets: [Asset]
+                if let album {
+                    assets = try await library.assets(inAlbum: album)
+                    assets = assets.filter { (type == nil || $0.mediaType == type) && (!favorites || $0.isFavorite) }
+                    if let limit { assets = Array(assets.prefix(limit)) }
+                } else {
+                    assets = try await library.assets(mediaType: type, favoritesOnly: favorites, limit: limit)
+                }
                 if json { printJSON(assets.map(describe)) } else { for asset in assets { print(line(asset)) } }
             case "info":
                 let json = options.flag("--json")
@@ -93,6 +103,21 @@ enum LibraryCommand {
                     throw CLIError.usage("--size must be normal, large, x-large or xx-large, not '\(sizeName)'")
                 }
                 print(try await library.thumbnail(for: id, size: size))
+            case "albums":
+                _ = try options.finish()
+                for album in try await library.albums() { print("\(album.name)\t\(album.count)") }
+            case "album":
+                let words = try options.finish(maximumPositionals: .max)
+                guard words.count >= 2 else { throw CLIError.usage("album needs an action and a name: create, rename, delete, add, remove") }
+                let (action, name, rest) = (words[0], words[1], Array(words.dropFirst(2)))
+                switch action {
+                case "create" where rest.isEmpty: try await library.createAlbum(name)
+                case "delete" where rest.isEmpty: try await library.deleteAlbum(name)
+                case "rename" where rest.count == 1: try await library.renameAlbum(name, to: rest[0])
+                case "add" where !rest.isEmpty: try await library.add(ids: rest, toAlbum: name)
+                case "remove" where !rest.isEmpty: try await library.remove(ids: rest, fromAlbum: name)
+                default: throw CLIError.usage("album \(action): see `pinhole library --help` for its arguments")
+                }
             case "verify":
                 let repair = options.flag("--repair")
                 _ = try options.finish()

@@ -162,6 +162,26 @@ struct PhotoLibraryChangeTests {
         #expect(try await library.count == 2, "a failed batch deletes nothing")
     }
 
+    @Test("albums: create, add, list, rename, remove, delete; deleting an album keeps its photos")
+    func albums() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash")))
+        let a = try await library.addPhoto(data: jpeg(hour: 9, minute: 0, seed: 11))
+        let b = try await library.addPhoto(data: jpeg(hour: 10, minute: 0, seed: 12))
+        try await library.createAlbum("Holidays")
+        await #expect(throws: LibraryError.self) { try await library.createAlbum("Holidays") }
+        try await library.add(ids: [a.id, b.id], toAlbum: "Holidays")
+        #expect(try await library.assets(inAlbum: "Holidays").map(\.id) == [b.id, a.id])
+        try await library.renameAlbum("Holidays", to: "Summer")
+        try await library.remove(ids: [a.id], fromAlbum: "Summer")
+        let albums = try await library.albums()
+        #expect(albums.map(\.name) == ["Summer"] && albums.map(\.count) == [1])
+        await #expect(throws: LibraryError.notFound("nope")) { try await library.add(ids: ["nope"], toAlbum: "Summer") }
+        try await library.deleteAlbum("Summer")
+        #expect(try await library.albums().isEmpty)
+        #expect(try await library.count == 2)
+    }
+
     @Test("export copies files unchanged, or without location, as exiftool sees")
     func export() async throws {
         let folder = try TemporaryDirectory()
