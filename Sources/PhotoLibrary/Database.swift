@@ -6,9 +6,14 @@ final class Database {
     private let handle: OpaquePointer
     /// The file's path.
     let path: String
+    /// The primary SQLite result code of the last failure (SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_BUSY…).
+    private(set) var lastErrorCode: Int32 = SQLITE_OK
 
-    /// Opens (or creates) the database at `path` in WAL mode with a busy timeout, so several
-    /// processes (the app, `pinhole`) can share it.
+    /// Whether the last failure means the file itself is damaged (not busy, locked or out of space).
+    var lastErrorMeansDamage: Bool { lastErrorCode == SQLITE_CORRUPT || lastErrorCode == SQLITE_NOTADB }
+
+    /// Opens (or creates) the database at `path` with a busy timeout; `configure()` then puts it
+    /// in WAL mode, so several processes (the app, `pinhole`) can share it.
     init(path: String) throws(LibraryError) {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
@@ -20,6 +25,10 @@ final class Database {
         self.handle = handle
         self.path = path
         sqlite3_busy_timeout(handle, 10_000)
+    }
+
+    /// WAL journal, full sync, foreign keys (reads the file: fails on a damaged one).
+    func configure() throws(LibraryError) {
         try execute("PRAGMA journal_mode = WAL")
         try execute("PRAGMA synchronous = FULL")
         try execute("PRAGMA foreign_keys = ON")
@@ -27,13 +36,18 @@ final class Database {
 
     deinit { sqlite3_close(handle) }
 
-    /// The last error message.
-    private var message: String { String(cString: sqlite3_errmsg(handle)) }
+    /// The last error message (and its code, remembered for `lastErrorMeansDamage`).
+    private var message: String {
+        lastErrorCode = sqlite3_errcode(handle) & 0xFF
+        return String(cString: sqlite3_errmsg(handle))
+    }
 
     /// Runs SQL without results (one or several statements).
     func execute(_ sql: String) throws(LibraryError) {
         var error: UnsafeMutablePointer<CChar>?
-        guard sqlite3_exec(handle, sql, nil, nil, &error) == SQLITE_OK else {
+        let status = sqlite3_exec(handle, sql, nil, nil, &error)
+        guard status == SQLITE_OK else {
+            lastErrorCode = status & 0xFF
             let text = error.map { String(cString: $0) } ?? message
             sqlite3_free(error)
             throw .index(text)

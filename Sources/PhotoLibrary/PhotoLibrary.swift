@@ -37,23 +37,35 @@ public actor PhotoLibrary {
         return error.description
     }
 
-    /// Opens the index; a damaged one is moved aside and rebuilt (the files are the truth).
+    /// Opens the index; a damaged one (SQLite says corrupt or not a database, or quick_check
+    /// fails) is moved aside and rebuilt: the files are the truth. Any other failure (busy,
+    /// locked, I/O) is reported, never "repaired": another process may be using the index.
     private static func openIndex(at path: String) throws(LibraryError) -> Database {
+        // Opening may create the file and switch it to WAL, which SQLite does not wait for
+        // (it answers "database is locked" at once): processes opening the library take turns.
+        let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if lock >= 0 { while flock(lock, LOCK_EX) != 0 && errno == EINTR {} }
+        defer { if lock >= 0 { close(lock) } }
+        let database = try Database(path: path)
         do {
-            let database = try Database(path: path)
+            try database.configure()
             let check = try database.query("PRAGMA quick_check")
-            guard check.first?.first?.text == "ok" else { throw LibraryError.index("quick_check failed") }
-            try createSchema(database)
-            return database
+            let healthy = check.first?.first?.text == "ok"
+            if healthy {
+                try createSchema(database)
+                return database
+            }
         } catch {
-            let aside = path + ".damaged-\(Int(Date().timeIntervalSince1970))"
-            rename(path, aside)
-            unlink(path + "-wal")
-            unlink(path + "-shm")
-            let database = try Database(path: path)
-            try createSchema(database)
-            return database
+            guard database.lastErrorMeansDamage else { throw error }
         }
+        let aside = path + ".damaged-\(Int(Date().timeIntervalSince1970))"
+        rename(path, aside)
+        unlink(path + "-wal")
+        unlink(path + "-shm")
+        let fresh = try Database(path: path)
+        try fresh.configure()
+        try createSchema(fresh)
+        return fresh
     }
 
     private static func createSchema(_ database: Database) throws(LibraryError) {
@@ -167,6 +179,7 @@ public actor PhotoLibrary {
     /// Inserts the row for a file (its identifier from its content; a second copy of the same
     /// content under another name gets a suffixed identifier).
     private static func insert(_ database: Database, file: PhotoFile, data: [UInt8], path: String, mtime: Double) throws(LibraryError) {
+        if try !database.query("SELECT 1 FROM assets WHERE path = ?", [.text(path)]).isEmpty { return }
         var id = "p" + ContentHash.identifier(of: data)
         var suffix = 2
         while try !database.query("SELECT 1 FROM assets WHERE id = ?", [.text(id)]).isEmpty {
@@ -174,9 +187,11 @@ public actor PhotoLibrary {
             suffix += 1
         }
         let location = file.metadata?.location
+        // Another process opening the library may have indexed this new file already (it is
+        // complete once linked): then its row stands, and this insert does nothing.
         try database.query("""
             INSERT INTO assets (id, media_type, path, width, height, created, orientation, latitude, longitude, altitude, size, mtime)
-            VALUES (?, 'photo', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, 'photo', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO NOTHING
             """, [.text(id), .text(path), .integer(Int64(file.width)), .integer(Int64(file.height)), .real(file.exifDate ?? mtime),
                   .integer(Int64(file.metadata?.orientation?.rawValue ?? 1)),
                   location.map { .real($0.latitude) } ?? .null, location.map { .real($0.longitude) } ?? .null,

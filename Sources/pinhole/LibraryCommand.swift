@@ -26,9 +26,9 @@ enum LibraryCommand {
     """
 
     static func run(_ arguments: [String]) async throws(CLIError) {
-        guard let command = arguments.first, command != "-h", command != "--help" else { print(help); return }
+        guard let command = arguments.first, command != "-h", command != "--help" else { output(help); return }
         var options = Arguments(Array(arguments.dropFirst()))
-        if options.flag("-h", "--help") { print(help); return }
+        if options.flag("-h", "--help") { output(help); return }
         let library = try open(synchronize: command != "verify")
         do {
             switch command {
@@ -51,13 +51,13 @@ enum LibraryCommand {
                 } else {
                     assets = try await library.assets(mediaType: type, favoritesOnly: favorites, limit: limit)
                 }
-                if json { printJSON(assets.map(describe)) } else { for asset in assets { print(line(asset)) } }
+                if json { printJSON(assets.map(describe)) } else { for asset in assets { output(line(asset)) } }
             case "info":
                 let json = options.flag("--json")
                 let ids = try options.finish(maximumPositionals: 1)
                 guard let id = ids.first else { throw CLIError.usage("info needs an asset ID (see `pinhole library list`)") }
                 guard let asset = try await library.asset(id: id) else { throw CLIError.library(.notFound(id)) }
-                if json { printJSON(describe(asset)) } else { for (key, value) in describe(asset).sorted(by: { $0.key < $1.key }) { print("\(key): \(value)") } }
+                if json { printJSON(describe(asset)) } else { for (key, value) in describe(asset).sorted(by: { $0.key < $1.key }) { output("\(key): \(value)") } }
             case "import":
                 let files = try options.finish(maximumPositionals: .max)
                 guard !files.isEmpty else { throw CLIError.usage("import needs at least one file") }
@@ -65,7 +65,7 @@ enum LibraryCommand {
                 for file in files {
                     do {
                         let asset = try await library.importFile(at: file)
-                        print("\(asset.id)\t\(asset.path)")
+                        output("\(asset.id)\t\(asset.path)")
                     } catch {
                         if case .duplicate = error {
                             FileHandle.standardError.write(Data("pinhole: \(error.description)\n".utf8))
@@ -81,7 +81,7 @@ enum LibraryCommand {
                 let strip = options.flag("--strip-location")
                 let ids = try options.finish(maximumPositionals: .max)
                 guard let folder, !ids.isEmpty else { throw CLIError.usage("export needs asset IDs and --to DIR") }
-                for path in try await library.export(ids: ids, to: folder, stripLocation: strip) { print(path) }
+                for path in try await library.export(ids: ids, to: folder, stripLocation: strip) { output(path) }
             case "delete":
                 let ids = try options.finish(maximumPositionals: .max)
                 guard !ids.isEmpty else { throw CLIError.usage("delete needs asset IDs") }
@@ -89,7 +89,7 @@ enum LibraryCommand {
             case "restore":
                 let ids = try options.finish(maximumPositionals: .max)
                 guard !ids.isEmpty else { throw CLIError.usage("restore needs asset IDs") }
-                for asset in try await library.restore(ids: ids) { print("\(asset.id)\t\(asset.path)") }
+                for asset in try await library.restore(ids: ids) { output("\(asset.id)\t\(asset.path)") }
             case "favorite":
                 let off = options.flag("--off")
                 let ids = try options.finish(maximumPositionals: .max)
@@ -102,10 +102,10 @@ enum LibraryCommand {
                 guard let size = ThumbnailSize.allCases.first(where: { $0.folderName == sizeName }) else {
                     throw CLIError.usage("--size must be normal, large, x-large or xx-large, not '\(sizeName)'")
                 }
-                print(try await library.thumbnail(for: id, size: size))
+                output(try await library.thumbnail(for: id, size: size))
             case "albums":
                 _ = try options.finish()
-                for album in try await library.albums() { print("\(album.name)\t\(album.count)") }
+                for album in try await library.albums() { output("\(album.name)\t\(album.count)") }
             case "album":
                 let words = try options.finish(maximumPositionals: .max)
                 guard words.count >= 2 else { throw CLIError.usage("album needs an action and a name: create, rename, delete, add, remove") }
@@ -123,10 +123,10 @@ enum LibraryCommand {
                 _ = try options.finish()
                 if repair {
                     let changes = try await library.synchronize()
-                    print("verify: index repaired: \(changes.added) added, \(changes.removed) removed")
+                    output("verify: index repaired: \(changes.added) added, \(changes.removed) removed")
                 } else {
                     let differences = try await library.differences()
-                    print("verify: \(differences.missingFromIndex.count) files not in the index, \(differences.missingFiles.count) rows without a file")
+                    output("verify: \(differences.missingFromIndex.count) files not in the index, \(differences.missingFiles.count) rows without a file")
                     if !differences.missingFromIndex.isEmpty || !differences.missingFiles.isEmpty { throw CLIError.reported(ExitCode.failure) }
                 }
             default:
@@ -164,6 +164,6 @@ enum LibraryCommand {
 
     static func printJSON(_ object: Any) {
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])) ?? Data()
-        print(String(decoding: data, as: UTF8.self))
+        output(String(decoding: data, as: UTF8.self))
     }
 }

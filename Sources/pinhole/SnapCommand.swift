@@ -109,7 +109,7 @@ enum SnapCommand {
             if let library {
                 do {
                     let asset = try await library.addPhoto(data: photo.fileDataRepresentation(), name: "the photo")
-                    FileHandle.standardOutput.write(Data((asset.path + "\n").utf8))
+                    pinhole.output(asset.path)
                 } catch {
                     throw .library(error)
                 }
@@ -118,7 +118,7 @@ enum SnapCommand {
             let path = destination(output, photo: photo)
             do {
                 let written = try photo.write(to: path)
-                FileHandle.standardOutput.write(Data((written + "\n").utf8))
+                pinhole.output(written)
             } catch {
                 if case let .io(failedPath, reason) = error { throw .cannotWrite(path: failedPath, reason: reason) }
                 throw .media(error)
