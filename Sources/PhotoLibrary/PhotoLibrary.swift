@@ -15,6 +15,12 @@ public actor PhotoLibrary {
     public let location: LibraryLocation
     private let database: Database
     private let trash: Trash
+    private var observers: [Int: AsyncStream<LibraryChange>.Continuation] = [:]
+    private var nextObserver = 0
+    private var snapshot: [String: String] = [:]
+    private var watcher: Task<Void, Never>?
+    private var lastDataVersion: Int64 = -1
+    private var lastFolderTime: Double = -1
 
     /// Opens the library at `location` (the user's by default), creating folders and index, and
     /// (unless `synchronize` is false, as `verify` needs) bringing the index up to date with the files.
@@ -135,7 +141,8 @@ public actor PhotoLibrary {
     /// that are gone. Returns how many were added and removed.
     @discardableResult
     public func synchronize() throws(LibraryError) -> (added: Int, removed: Int) {
-        try PhotoLibrary.reconcile(database, photos: location.photos)
+        defer { publish() }
+        return try PhotoLibrary.reconcile(database, photos: location.photos)
     }
 
     /// What `synchronize()` would change, without changing it.
@@ -225,6 +232,7 @@ public actor PhotoLibrary {
             throw error
         }
         guard let asset = try assets(where: "path = ?", [.text(written)]).first else { throw .index("the new row is missing") }
+        publish()
         return asset
     }
 
@@ -258,6 +266,7 @@ public actor PhotoLibrary {
                 try database.query("UPDATE assets SET favorite = ? WHERE id = ?", [.integer(favorite ? 1 : 0), .text(id)])
             }
         }
+        publish()
     }
 
     /// Moves assets to the freedesktop Trash (restorable); all or nothing.
@@ -280,6 +289,7 @@ public actor PhotoLibrary {
             for (_, name) in moved.reversed() { _ = try? trash.restore(name) }  // put back what was moved
             throw error
         }
+        publish()
     }
 
     /// Brings trashed assets back from the Trash (same identifiers, favourites kept).
@@ -295,6 +305,7 @@ public actor PhotoLibrary {
             if row[1].integer == 1 { try database.query("UPDATE assets SET favorite = 1 WHERE path = ?", [.text(path)]) }
             if let asset = try assets(where: "path = ?", [.text(path)]).first { restored.append(asset) }
         }
+        publish()
         return restored
     }
 
@@ -382,6 +393,87 @@ public actor PhotoLibrary {
             throw .notFound("album '\(name)'")
         }
         return id
+    }
+
+    // MARK: - Observing
+
+    /// Changes from now on: inserted, removed and changed asset identifiers, including changes
+    /// made by other processes (`pinhole snap` in a terminal shows up in an open gallery) and
+    /// files other programs add to or remove from the folder. Checked four times a second.
+    public func changes() -> AsyncStream<LibraryChange> {
+        let (stream, continuation) = AsyncStream<LibraryChange>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        nextObserver += 1
+        let key = nextObserver
+        observers[key] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.removeObserver(key) } }
+        if watcher == nil {
+            snapshot = (try? currentSnapshot()) ?? [:]
+            lastDataVersion = dataVersion()
+            lastFolderTime = folderTime()
+            watcher = Task { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(250))
+                    await self?.checkForChanges()
+                }
+            }
+        }
+        return stream
+    }
+
+    private func removeObserver(_ key: Int) {
+        observers[key] = nil
+        if observers.isEmpty {
+            watcher?.cancel()
+            watcher = nil
+        }
+    }
+
+    /// Looks for changes by other processes and programs, and publishes any.
+    private func checkForChanges() {
+        let folder = folderTime(), version = dataVersion()
+        guard folder != lastFolderTime || version != lastDataVersion else { return }
+        if folder != lastFolderTime {
+            lastFolderTime = folder
+            _ = try? PhotoLibrary.reconcile(database, photos: location.photos)
+        }
+        lastDataVersion = version
+        publish()
+    }
+
+    /// Compares the index with the last snapshot and tells observers what changed.
+    private func publish() {
+        guard !observers.isEmpty, let now = try? currentSnapshot() else { return }
+        let inserted = now.keys.filter { snapshot[$0] == nil }.sorted()
+        let removed = snapshot.keys.filter { now[$0] == nil }.sorted()
+        let changed = now.keys.filter { snapshot[$0] != nil && snapshot[$0] != now[$0] }.sorted()
+        snapshot = now
+        guard !inserted.isEmpty || !removed.isEmpty || !changed.isEmpty else { return }
+        let change = LibraryChange(inserted: inserted, removed: removed, changed: changed)
+        for continuation in observers.values { continuation.yield(change) }
+    }
+
+    /// Every asset with what can change about it.
+    private func currentSnapshot() throws(LibraryError) -> [String: String] {
+        var result: [String: String] = [:]
+        for row in try database.query("SELECT id, path, favorite, mtime FROM assets") {
+            if let id = row[0].text { result[id] = "\(row[1].text ?? "")|\(row[2].integer ?? 0)|\(row[3].real ?? 0)" }
+        }
+        for row in try database.query("SELECT asset, album FROM album_assets") {
+            if let id = row[0].text, result[id] != nil { result[id]! += "|a\(row[1].integer ?? 0)" }
+        }
+        return result
+    }
+
+    /// SQLite's data_version: changes when another connection commits.
+    private func dataVersion() -> Int64 {
+        (try? database.query("PRAGMA data_version").first?.first?.integer) ?? 0
+    }
+
+    /// The photos folder's modification time (changes when files are added or removed).
+    private func folderTime() -> Double {
+        var info = stat()
+        guard stat(location.photos, &info) == 0 else { return 0 }
+        return Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
     }
 
     // MARK: - Reading
