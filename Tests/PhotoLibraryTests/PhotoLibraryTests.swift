@@ -277,3 +277,43 @@ struct LibraryObservingTests {
         #expect(try await gallery.assets().map(\.path) == [location.photos + "/dropped.jpg"])
     }
 }
+
+@Suite("Picking and access")
+struct PickerTests {
+    @Test("the picker offers filtered assets, keeps a limited selection and loads the picked files")
+    func picker() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t")))
+        let a = try await library.addPhoto(data: jpeg(hour: 7, minute: 0, seed: 41))
+        let b = try await library.addPhoto(data: jpeg(hour: 8, minute: 0, seed: 42))
+        let c = try await library.addPhoto(data: jpeg(hour: 9, minute: 0, seed: 43))
+        try await library.createAlbum("Best")
+        try await library.add(ids: [a.id, c.id], toAlbum: "Best")
+        var single = PhotoPicker()
+        #expect(try await single.candidates(in: library).map(\.id) == [c.id, b.id, a.id])
+        single.toggle(a.id)
+        single.toggle(b.id)
+        #expect(single.selection == [b.id])
+        var several = PhotoPicker(album: "Best", selectionLimit: 2)
+        #expect(try await several.candidates(in: library).map(\.id) == [c.id, a.id])
+        #expect(several.toggle(c.id) && several.toggle(a.id) && !several.toggle(b.id))
+        let loaded = try await several.loadSelection(from: library)
+        #expect(loaded.map(\.asset.id) == [c.id, a.id])
+        #expect(try JPEGDecoder().info(loaded[0].data).width == 320)
+    }
+
+    @Test("authorization: a writable folder is authorized; an unwritable one is denied with the fix")
+    func authorization() throws {
+        let folder = try TemporaryDirectory()
+        let location = LibraryLocation(folder: folder.path("lib/deep"))
+        #expect(PhotoLibrary.authorizationStatus(for: .addOnly, location: location) == .authorized)
+        // As root every folder is writable: check the logic with a library under a file.
+        let file = try folder.file("plain-file", [1, 2, 3]).path
+        let blocked = LibraryLocation(photos: file + "/Camera", videos: file + "/Videos", index: file + "/index")
+        if case let .denied(reason) = PhotoLibrary.authorizationStatus(for: .readWrite, location: blocked) {
+            #expect(reason.contains("plain-file"))
+        } else {
+            Issue.record("a library under a plain file was authorized")
+        }
+    }
+}
