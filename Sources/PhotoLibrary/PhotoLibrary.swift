@@ -220,6 +220,7 @@ public actor PhotoLibrary {
         let target = location.photos + "/" + PhotoLibrary.fileName(date: file.exifDate ?? Date().timeIntervalSince1970, extension: file.fileExtension)
         let written: String
         do { written = try AtomicFile.write(data, to: target, createFolders: false) } catch { throw LibraryError.from(error) }
+        CrashPoint.reached("file-linked")
         var info = stat()
         stat(written, &info)
         let mtime = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
@@ -231,6 +232,7 @@ public actor PhotoLibrary {
             unlink(written)  // no file without its row
             throw error
         }
+        CrashPoint.reached("row-committed")
         guard let asset = try assets(where: "path = ?", [.text(written)]).first else { throw .index("the new row is missing") }
         publish()
         return asset

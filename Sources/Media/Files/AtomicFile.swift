@@ -44,6 +44,7 @@ public enum AtomicFile {
             throw failure(path, code)
         }
         close(fd)
+        CrashPoint.reached("file-written")
         // link() fails with EEXIST instead of replacing: the no-overwrite rename.
         var target = path
         var number = 2
