@@ -260,8 +260,8 @@ extension VirtualCameraSuites {
             try await Task.sleep(for: .milliseconds(1200))
             session.stopRunning()
             let stats = session.statistics
-            #expect(stats.framesDelivered >= 40, "the camera kept its pace: \(stats.framesDelivered) frames in 1.2 s at 60 fps")
-            #expect(output.droppedFrameCount >= 20)
+            #expect(stats.framesDelivered >= 30, "the camera kept its pace: \(stats.framesDelivered) frames in 1.2 s at 60 fps")
+            #expect(output.droppedFrameCount >= stats.framesDelivered - slow.count.withLock { $0 } - 2)
             #expect(slow.count.withLock { $0 } <= 14)
         }
 
