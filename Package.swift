@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "Capture", dependencies: ["Media", "CV4L2", "CSensorProxy"]),
         .target(name: "PhotoLibrary", dependencies: ["Media", "CSQLite"]),
         .executableTarget(name: "pinhole", dependencies: ["Capture", "Media", "PhotoLibrary"]),
-        .executableTarget(name: "pinhole-bench", dependencies: ["Media", "Capture", "CAV", "CYUV"]),
+        .executableTarget(name: "pinhole-bench", dependencies: ["Media", "Capture", "PhotoLibrary", "CAV", "CYUV"]),
         // Helpers the test targets share: running independent tools (exiftool, pngcheck, …), temporary folders.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "MediaTests", dependencies: ["Media", "CYUV", "TestSupport"]),

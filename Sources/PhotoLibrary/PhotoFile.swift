@@ -7,10 +7,13 @@ struct PhotoFile {
     let width: Int
     let height: Int
     let metadata: ExifMetadata?
+    /// The large (256 px) freedesktop thumbnail, made by the same small decode that checks the
+    /// file, when asked for (not while rebuilding an index: thousands would not fit in memory).
+    let thumbnail: PixelBuffer?
 
     /// Reads and checks `data`: it must be a JPEG, PNG or HEIF that decodes (a small DCT-scaled
     /// decode catches truncation and damage without decoding the whole image).
-    init(data: [UInt8], name: String) throws(LibraryError) {
+    init(data: [UInt8], name: String, keepThumbnail: Bool = false) throws(LibraryError) {
         guard !data.isEmpty else { throw .unsupportedFile(path: name, reason: "the file is empty") }
         guard let kind = ImageKind(sniffing: data) else {
             throw .unsupportedFile(path: name, reason: "it is not a JPEG, PNG or HEIF image")
@@ -31,7 +34,8 @@ struct PhotoFile {
                 metadata = (try? HEIFCodec.exifPayload(data)).flatMap { $0 }.flatMap { try? ExifMetadata(exifPayload: $0) }
             }
             try DecodingLimitsCheck.check(width: width, height: height)
-            _ = try Thumbnailer().thumbnail(of: data, longestSide: 32)
+            let made = try Thumbnailer().thumbnail(of: data, size: keepThumbnail ? .large : .normal)
+            thumbnail = keepThumbnail ? made : nil
         } catch {
             throw .unsupportedFile(path: name, reason: error.description)
         }

@@ -217,7 +217,7 @@ public actor PhotoLibrary {
     /// DATE.ext" in the photos folder; refuses content already in the library.
     @discardableResult
     public func addPhoto(data: [UInt8], name: String = "the photo") throws(LibraryError) -> Asset {
-        let file = try PhotoFile(data: data, name: name)
+        let file = try PhotoFile(data: data, name: name, keepThumbnail: true)
         let contentID = ContentHash.identifier(of: data)
         let id = "p" + contentID
         if let existing = try asset(id: id), FileManager.default.fileExists(atPath: existing.path),
@@ -240,6 +240,8 @@ public actor PhotoLibrary {
             throw error
         }
         CrashPoint.reached("row-committed")
+        // The thumbnail file managers and the gallery show, from the decode that checked the file.
+        if let thumbnail = file.thumbnail { _ = try? ThumbnailCache(folder: location.thumbnails).store(thumbnail, for: written, size: .large) }
         guard let asset = try assets(where: "path = ?", [.text(written)]).first else { throw .index("the new row is missing") }
         publish()
         return asset

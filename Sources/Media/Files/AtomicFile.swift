@@ -6,15 +6,16 @@ import Glibc
 /// " (2)", " (3)", … is added instead.
 public enum AtomicFile {
     /// Writes `bytes` to `path` (or to the first free "name (n).ext" beside it) and returns the
-    /// path written. Creates missing parent folders when `createFolders` is true.
+    /// path written. Creates missing parent folders when `createFolders` is true. `crashPoint`
+    /// names the moment between the durable temporary file and the link, for `CrashPoint` tests.
     @discardableResult
-    public static func write(_ bytes: [UInt8], to path: String, createFolders: Bool = true) throws(MediaError) -> String {
-        try bytes.withBytes { raw throws(MediaError) in try write(raw, to: path, createFolders: createFolders) }
+    public static func write(_ bytes: [UInt8], to path: String, createFolders: Bool = true, crashPoint: String = "file-written") throws(MediaError) -> String {
+        try bytes.withBytes { raw throws(MediaError) in try write(raw, to: path, createFolders: createFolders, crashPoint: crashPoint) }
     }
 
     /// Writes raw bytes (see the array form).
     @discardableResult
-    public static func write(_ bytes: UnsafeRawBufferPointer, to path: String, createFolders: Bool = true) throws(MediaError) -> String {
+    public static func write(_ bytes: UnsafeRawBufferPointer, to path: String, createFolders: Bool = true, crashPoint: String = "file-written") throws(MediaError) -> String {
         let (folder, name) = split(path)
         if createFolders { try makeFolders(folder) }
         var temporary = ""
@@ -44,7 +45,7 @@ public enum AtomicFile {
             throw failure(path, code)
         }
         close(fd)
-        CrashPoint.reached("file-written")
+        CrashPoint.reached(crashPoint)
         // link() fails with EEXIST instead of replacing: the no-overwrite rename.
         var target = path
         var number = 2

@@ -48,9 +48,23 @@ public struct ThumbnailCache: Sendable {
             markFailed(path: path, uri: uri, mtime: mtime)
             throw .unsupportedFile(path: path, reason: error.description)
         }
+        return try store(image, for: path, size: size, info: info)
+    }
+
+    /// Saves an already made thumbnail of `path` (e.g. from the decode that checked an import).
+    @discardableResult
+    public func store(_ image: PixelBuffer, for path: String, size: ThumbnailSize) throws(LibraryError) -> String {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw .notFound(path) }
+        return try store(image, for: path, size: size, info: info)
+    }
+
+    private func store(_ image: PixelBuffer, for path: String, size: ThumbnailSize, info: stat) throws(LibraryError) -> String {
+        let uri = ThumbnailCache.uri(for: path), mtime = String(info.st_mtim.tv_sec)
+        let target = self.path(for: path, size: size)
         let png: [UInt8]
         do {
-            png = try PNGCodec.encode(image, compression: .balanced, text: [
+            png = try PNGCodec.encode(image, compression: .fast, text: [
                 ("Thumb::URI", uri), ("Thumb::MTime", mtime), ("Thumb::Size", String(info.st_size)),
                 ("Software", ThumbnailCache.software),
             ])
@@ -68,7 +82,8 @@ public struct ThumbnailCache: Sendable {
             try AtomicFile.makeFolders(folder)
             chmod(self.folder, 0o700)
             chmod(folder, 0o700)
-            let temporary = try AtomicFile.write(bytes, to: folder + "/.pinhole-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).png", createFolders: false)
+            let temporary = try AtomicFile.write(bytes, to: folder + "/.pinhole-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).png",
+                                                 createFolders: false, crashPoint: "thumbnail-written")
             chmod(temporary, 0o600)
             guard rename(temporary, target) == 0 else {
                 unlink(temporary)
