@@ -4,6 +4,7 @@ import Glibc
 import Media
 import Synchronization
 import Testing
+import TestSupport
 
 /// Waits for the first event matching `predicate`, up to `seconds`.
 func waitForEvent(_ events: AsyncStream<CaptureSession.Event>, seconds: Double = 5, _ predicate: @escaping @Sendable (CaptureSession.Event) -> Bool) async -> CaptureSession.Event? {
@@ -20,25 +21,6 @@ func waitForEvent(_ events: AsyncStream<CaptureSession.Event>, seconds: Double =
         group.cancelAll()
         return first
     }
-}
-
-/// Up to `count` elements of `stream`, waiting at most `seconds` in all.
-func collect<Element: Sendable>(_ stream: AsyncStream<Element>, count: Int, seconds: Double) async -> [Element] {
-    let task = Task { () -> [Element] in
-        var items: [Element] = []
-        for await element in stream {
-            items.append(element)
-            if items.count >= count { break }
-        }
-        return items
-    }
-    let timer = Task {
-        try await Task.sleep(for: .seconds(seconds))
-        task.cancel()
-    }
-    let items = await task.value
-    timer.cancel()
-    return items
 }
 
 /// What a test keeps of a frame without holding its pooled buffer.

@@ -237,25 +237,6 @@ struct ThumbnailCacheTests {
     }
 }
 
-/// Up to `count` changes from `stream`, waiting at most `seconds`.
-func nextChanges(_ stream: AsyncStream<LibraryChange>, count: Int = 1, seconds: Double = 5) async -> [LibraryChange] {
-    let task = Task { () -> [LibraryChange] in
-        var items: [LibraryChange] = []
-        for await change in stream {
-            items.append(change)
-            if items.count >= count { break }
-        }
-        return items
-    }
-    let timer = Task {
-        try await Task.sleep(for: .seconds(seconds))
-        task.cancel()
-    }
-    let items = await task.value
-    timer.cancel()
-    return items
-}
-
 @Suite("Observing the library")
 struct LibraryObservingTests {
     @Test("changes made by another library instance (another process) and by other programs reach observers")
@@ -265,14 +246,14 @@ struct LibraryObservingTests {
         let gallery = try PhotoLibrary(location: location), terminal = try PhotoLibrary(location: location)
         let stream = await gallery.changes()
         let added = try await terminal.addPhoto(data: jpeg(hour: 8, minute: 0, seed: 31))
-        #expect(await nextChanges(stream).first == LibraryChange(inserted: [added.id], removed: [], changed: []))
+        #expect(await collect(stream, count: 1, seconds: 5).first == LibraryChange(inserted: [added.id], removed: [], changed: []))
         try await terminal.setFavorite(true, ids: [added.id])
-        #expect(await nextChanges(stream).first == LibraryChange(inserted: [], removed: [], changed: [added.id]))
+        #expect(await collect(stream, count: 1, seconds: 5).first == LibraryChange(inserted: [], removed: [], changed: [added.id]))
         try await terminal.delete(ids: [added.id])
-        #expect(await nextChanges(stream).first == LibraryChange(inserted: [], removed: [added.id], changed: []))
+        #expect(await collect(stream, count: 1, seconds: 5).first == LibraryChange(inserted: [], removed: [added.id], changed: []))
         // A file copied in by a file manager.
         try Data(jpeg(hour: 9, minute: 0, seed: 32)).write(to: URL(fileURLWithPath: location.photos + "/dropped.jpg"))
-        let dropped = await nextChanges(stream).first
+        let dropped = await collect(stream, count: 1, seconds: 5).first
         #expect(dropped?.inserted.count == 1)
         #expect(try await gallery.assets().map(\.path) == [location.photos + "/dropped.jpg"])
     }

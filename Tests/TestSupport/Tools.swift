@@ -184,3 +184,22 @@ extension BackgroundProcess {
         return nil
     }
 }
+
+/// Up to `count` elements of `stream`, waiting at most `seconds` in all.
+public func collect<Element: Sendable>(_ stream: AsyncStream<Element>, count: Int, seconds: Double) async -> [Element] {
+    let task = Task { () -> [Element] in
+        var items: [Element] = []
+        for await element in stream {
+            items.append(element)
+            if items.count >= count { break }
+        }
+        return items
+    }
+    let timer = Task {
+        try await Task.sleep(for: .seconds(seconds))
+        task.cancel()
+    }
+    let items = await task.value
+    timer.cancel()
+    return items
+}
