@@ -459,10 +459,14 @@ public final class CaptureSession: Sendable {
     /// After an unplug: polls for the camera (same node or ID) and reopens it with the same
     /// stream; nil when the session is stopped first.
     private func reconnect(device: CaptureDevice, wanted: StreamConfiguration) -> CameraBackend? {
+        var attempt = 0
         while !run.withLock({ $0.state.stopRequested }) {
             var pause = timespec(tv_sec: 0, tv_nsec: 250_000_000)
             nanosleep(&pause, nil)
-            guard device.isConnected || device.path != nil else { continue }
+            attempt += 1
+            // The node is back: try at once. Gone: look for the camera under another node every
+            // 2 s only (that scan opens every camera).
+            guard device.isConnected || (device.path != nil && attempt % 8 == 0) else { continue }
             do throws(CaptureError) {
                 let backend = try CaptureSession.makeBackend(for: device)
                 _ = try backend.configure(wanted)
