@@ -494,13 +494,16 @@ public actor PhotoLibrary {
         try assets(where: "id = ?", [.text(id)]).first
     }
 
-    /// Assets, newest first by default, optionally only one media type or favourites, paged.
-    public func assets(mediaType: Asset.MediaType? = nil, favoritesOnly: Bool = false, newestFirst: Bool = true,
-                       limit: Int? = nil, offset: Int = 0) throws(LibraryError) -> [Asset] {
+    /// Assets, newest first by default, optionally only one media type, favourites, or those
+    /// taken in [`since`, `until`) (seconds since 1970), paged.
+    public func assets(mediaType: Asset.MediaType? = nil, favoritesOnly: Bool = false, since: Double? = nil, until: Double? = nil,
+                       newestFirst: Bool = true, limit: Int? = nil, offset: Int = 0) throws(LibraryError) -> [Asset] {
         var conditions: [String] = []
         var parameters: [Database.Value] = []
         if let mediaType { conditions.append("media_type = ?"); parameters.append(.text(mediaType.rawValue)) }
         if favoritesOnly { conditions.append("favorite = 1") }
+        if let since { conditions.append("created >= ?"); parameters.append(.real(since)) }
+        if let until { conditions.append("created < ?"); parameters.append(.real(until)) }
         let filter = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
         return try assets(where: filter + " ORDER BY created \(newestFirst ? "DESC" : "ASC"), id LIMIT \(limit ?? -1) OFFSET \(offset)", parameters)
     }

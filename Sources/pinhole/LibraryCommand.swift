@@ -9,7 +9,8 @@ enum LibraryCommand {
 
     The photo library: $XDG_PICTURES_DIR/Camera (files) and $XDG_DATA_HOME/pinhole/library.sqlite3 (index).
 
-      list [--json] [--type photo|video] [--favorites] [--album NAME] [--limit N]   newest first
+      list [--json] [--type photo|video] [--favorites] [--album NAME] [--since DATE] [--limit N]
+                                       newest first; DATE is YYYY-MM-DD or YYYY-MM-DDTHH:MM (local time)
       info ID [--json]
       import FILE…                     copy images in (JPEG, PNG, HEIF; checked; duplicates reported)
       export ID… --to DIR [--strip-location]
@@ -36,6 +37,12 @@ enum LibraryCommand {
                 let json = options.flag("--json"), favorites = options.flag("--favorites")
                 let typeText = try options.option("--type")
                 let album = try options.option("--album")
+                let sinceText = try options.option("--since")
+                var since: Double?
+                if let sinceText {
+                    guard let date = parseDate(sinceText) else { throw CLIError.usage("--since must be YYYY-MM-DD or YYYY-MM-DDTHH:MM, not '\(sinceText)'") }
+                    since = date
+                }
                 let limit = try options.integer("--limit", range: 1...1_000_000)
                 _ = try options.finish()
                 var type: Asset.MediaType?
@@ -46,10 +53,10 @@ enum LibraryCommand {
                 var assets: [Asset]
                 if let album {
                     assets = try await library.assets(inAlbum: album)
-                    assets = assets.filter { (type == nil || $0.mediaType == type) && (!favorites || $0.isFavorite) }
+                    assets = assets.filter { (type == nil || $0.mediaType == type) && (!favorites || $0.isFavorite) && $0.creationDate >= (since ?? -.infinity) }
                     if let limit { assets = Array(assets.prefix(limit)) }
                 } else {
-                    assets = try await library.assets(mediaType: type, favoritesOnly: favorites, limit: limit)
+                    assets = try await library.assets(mediaType: type, favoritesOnly: favorites, since: since, limit: limit)
                 }
                 if json { printJSON(assets.map(describe)) } else { for asset in assets { output(line(asset)) } }
             case "info":
@@ -145,6 +152,18 @@ enum LibraryCommand {
     static func open(synchronize: Bool = true) throws(CLIError) -> PhotoLibrary {
         let location = ProcessInfo.processInfo.environment["PINHOLE_LIBRARY"].map { LibraryLocation(folder: $0) } ?? .user
         do { return try PhotoLibrary(location: location, synchronize: synchronize) } catch { throw .library(error) }
+    }
+
+    /// Seconds since 1970 of a local date ("2026-11-29") or date and time ("2026-11-29T14:03").
+    static func parseDate(_ text: String) -> Double? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = .current
+        for format in ["yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: text) { return date.timeIntervalSince1970 }
+        }
+        return nil
     }
 
     static func line(_ asset: Asset) -> String {

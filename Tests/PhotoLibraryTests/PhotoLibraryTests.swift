@@ -42,6 +42,9 @@ struct PhotoLibraryTests {
         #expect(listed.map(\.id) == [late.id, middle.id, early.id])
         #expect(late.orientation == .right && late.pixelWidth == 320 && late.pixelHeight == 240)
         #expect(try await library.assets(limit: 1, offset: 1).map(\.id) == [middle.id])
+        // 12:00 at UTC+1 is 11:00 UTC: a range from 10:00 UTC to 17:00 UTC holds only the middle one.
+        let day = 1_795_910_400.0  // 2026-11-29 00:00 UTC
+        #expect(try await library.assets(since: day + 10 * 3600, until: day + 17 * 3600).map(\.id) == [middle.id])
         #expect(try sqlite(location.index, "PRAGMA journal_mode") == "wal")
         #expect(try sqlite(location.index, "PRAGMA integrity_check") == "ok")
         #expect(try sqlite(location.index, "SELECT COUNT(*) FROM assets") == "3")

@@ -105,6 +105,10 @@ struct CLITests {
         #expect((object["width"] as? Int) == 200 && (object["favorite"] as? Bool) == false)
         #expect(try pinhole(["library", "favorite", id], environment: env).status == 0)
         #expect(try pinhole(["library", "list", "--favorites"], environment: env).stdout.contains("★"))
+        // No EXIF date: dated by the file's time, today.
+        #expect(try pinhole(["library", "list", "--since", "2000-01-01"], environment: env).stdout.contains(id))
+        #expect(try pinhole(["library", "list", "--since", "2999-01-01T10:00"], environment: env).stdout.isEmpty)
+        #expect(try pinhole(["library", "list", "--since", "yesterday"], environment: env).status == 2)
         let exported = try pinhole(["library", "export", id, "--to", folder.path("out")], environment: env)
         #expect(exported.status == 0 && FileManager.default.fileExists(atPath: exported.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(try pinhole(["library", "album", "create", "Trips"], environment: env).status == 0)
