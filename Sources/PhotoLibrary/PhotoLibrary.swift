@@ -342,6 +342,95 @@ public actor PhotoLibrary {
         return written
     }
 
+    // MARK: - Batches
+
+    /// Applies a batch of changes all together or not at all, and returns the identifiers of
+    /// the assets it created, in order. Every new file is written durably first; the rows, marks,
+    /// album entries and Trash moves then happen together, and any failure puts everything back
+    /// (new files removed, trashed files restored, the transaction rolled back).
+    @discardableResult
+    public func performChanges(_ build: (inout ChangeRequests) -> Void) throws(LibraryError) -> [String] {
+        var batch = ChangeRequests()
+        build(&batch)
+        // 1. New files, checked and written (nothing is visible yet: no rows).
+        var created: [(file: PhotoFile, contentID: String, size: Int, path: String, mtime: Double)] = []
+        var moves: [String] = []
+        do throws(LibraryError) {
+            for request in batch.requests {
+                let data: [UInt8], name: String
+                switch request {
+                case let .create(bytes, label): (data, name) = (bytes, label)
+                case let .createFromFile(path, moving):
+                    do { data = try FileBytes.read(path: path) } catch { throw LibraryError.unsupportedFile(path: path, reason: PhotoLibrary.reason(error)) }
+                    name = path
+                    if moving { moves.append(path) }
+                default: continue
+                }
+                let file = try PhotoFile(data: data, name: name, keepThumbnail: true)
+                let contentID = ContentHash.identifier(of: data)
+                if try asset(id: "p" + contentID) != nil { throw LibraryError.duplicate(path: name, existing: try asset(id: "p" + contentID)!.path) }
+                let target = location.photos + "/" + PhotoLibrary.fileName(date: file.exifDate ?? Date().timeIntervalSince1970, extension: file.fileExtension)
+                let written: String
+                do { written = try AtomicFile.write(data, to: target, createFolders: false) } catch { throw LibraryError.from(error) }
+                var info = stat()
+                stat(written, &info)
+                created.append((file, contentID, data.count, written, Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9))
+            }
+        } catch {
+            for item in created { unlink(item.path) }
+            throw error
+        }
+        // 2. Trash moves, rows, marks and albums together.
+        var trashed: [(Asset, String)] = []
+        do throws(LibraryError) {
+            for case let .delete(ids) in batch.requests {
+                for id in ids {
+                    guard let asset = try asset(id: id) else { throw LibraryError.notFound(id) }
+                    trashed.append((asset, try trash.trash(asset.path)))
+                }
+            }
+            try database.transaction { () throws(LibraryError) in
+                for item in created {
+                    try PhotoLibrary.insert(database, file: item.file, contentID: item.contentID, size: item.size, path: item.path, mtime: item.mtime)
+                }
+                for (asset, name) in trashed {
+                    try database.query("DELETE FROM assets WHERE id = ?", [.text(asset.id)])
+                    try database.query("INSERT OR REPLACE INTO trashed (id, trash_name, favorite) VALUES (?, ?, ?)",
+                                       [.text(asset.id), .text(name), .integer(asset.isFavorite ? 1 : 0)])
+                }
+                for request in batch.requests {
+                    switch request {
+                    case let .favorite(ids, flag):
+                        for id in ids {
+                            guard try !database.query("SELECT 1 FROM assets WHERE id = ?", [.text(id)]).isEmpty else { throw LibraryError.notFound(id) }
+                            try database.query("UPDATE assets SET favorite = ? WHERE id = ?", [.integer(flag ? 1 : 0), .text(id)])
+                        }
+                    case let .addToAlbum(ids, album):
+                        let albumID = try albumID(album)
+                        for id in ids {
+                            guard try !database.query("SELECT 1 FROM assets WHERE id = ?", [.text(id)]).isEmpty else { throw LibraryError.notFound(id) }
+                            try database.query("INSERT OR IGNORE INTO album_assets (album, asset) VALUES (?, ?)", [.integer(albumID), .text(id)])
+                        }
+                    default: break
+                    }
+                }
+            }
+        } catch {
+            for item in created { unlink(item.path) }
+            for (_, name) in trashed.reversed() { _ = try? trash.restore(name) }
+            throw error
+        }
+        for item in created {
+            if let thumbnail = item.file.thumbnail { _ = try? ThumbnailCache(folder: location.thumbnails).store(thumbnail, for: item.path, size: .large) }
+        }
+        for path in moves { unlink(path) }
+        publish()
+        return try created.map { item throws(LibraryError) -> String in
+            guard let id = try assets(where: "path = ?", [.text(item.path)]).first?.id else { throw LibraryError.index("a new row is missing") }
+            return id
+        }
+    }
+
     // MARK: - Albums
 
     /// The albums, by name, with how many assets each holds.

@@ -301,3 +301,56 @@ struct PickerTests {
         }
     }
 }
+
+@Suite("Batches")
+struct BatchTests {
+    @Test("performChanges applies creations, favourites, albums and deletions together")
+    func batch() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t")))
+        let old = try await library.addPhoto(data: jpeg(hour: 6, minute: 0, seed: 51))
+        try await library.createAlbum("Today")
+        let moved = try folder.file("moved.jpg", jpeg(hour: 7, minute: 0, seed: 52)).path
+        let data = try jpeg(hour: 8, minute: 0, seed: 53)
+        let ids = try await library.performChanges { batch in
+            batch.createAsset(fromImageData: data)
+            batch.createAsset(fromFile: moved, moving: true)
+            batch.deleteAssets([old.id])
+        }
+        #expect(ids.count == 2)
+        #expect(!FileManager.default.fileExists(atPath: moved), "a moved file is gone from where it was")
+        try await library.performChanges { batch in
+            batch.setFavorite(true, for: ids)
+            batch.addAssets(ids, toAlbum: "Today")
+        }
+        #expect(try await library.assets(favoritesOnly: true).map(\.id).sorted() == ids.sorted())
+        #expect(try await library.assets(inAlbum: "Today").count == 2)
+        #expect(try await library.assets().map(\.id).sorted() == ids.sorted())
+    }
+
+    @Test("a batch with one bad request changes nothing: no new files, no trashed files, no marks")
+    func allOrNothing() async throws {
+        let folder = try TemporaryDirectory()
+        let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t"))
+        let library = try PhotoLibrary(location: location)
+        let keep = try await library.addPhoto(data: jpeg(hour: 6, minute: 0, seed: 61))
+        let before = try FileManager.default.contentsOfDirectory(atPath: location.photos).sorted()
+        for bad in ["bytes", "album", "id"] {
+            await #expect(throws: LibraryError.self) {
+                try await library.performChanges { batch in
+                    batch.createAsset(fromImageData: try! jpeg(hour: 9, minute: 0, seed: 62))
+                    batch.deleteAssets([keep.id])
+                    batch.setFavorite(true, for: [keep.id])
+                    switch bad {
+                    case "bytes": batch.createAsset(fromImageData: [1, 2, 3])
+                    case "album": batch.addAssets([keep.id], toAlbum: "No such album")
+                    default: batch.setFavorite(true, for: ["missing"])
+                    }
+                }
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: location.photos).sorted() == before, "\(bad)")
+            let assets = try await library.assets()
+            #expect(assets.map(\.id) == [keep.id] && !assets[0].isFavorite, "\(bad)")
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// A batch of changes for `PhotoLibrary.performChanges`, applied all together or not at all.
+public struct ChangeRequests: Sendable {
+    /// One requested change.
+    enum Request: Sendable {
+        case create(data: [UInt8], name: String)
+        case createFromFile(path: String, moving: Bool)
+        case delete([String])
+        case favorite([String], Bool)
+        case addToAlbum([String], String)
+    }
+
+    private(set) var requests: [Request] = []
+
+    /// An empty batch.
+    init() {}
+
+    /// Adds a photo from its file bytes (a `CapturePhoto`'s `fileDataRepresentation()`, a download…).
+    public mutating func createAsset(fromImageData data: [UInt8], name: String = "the photo") {
+        requests.append(.create(data: data, name: name))
+    }
+
+    /// Adds a photo from a file, copying it (or moving it: the original is removed once the batch commits).
+    public mutating func createAsset(fromFile path: String, moving: Bool = false) {
+        requests.append(.createFromFile(path: path, moving: moving))
+    }
+
+    /// Moves assets to the Trash.
+    public mutating func deleteAssets(_ ids: [String]) { requests.append(.delete(ids)) }
+
+    /// Marks assets as favourites (or not).
+    public mutating func setFavorite(_ favorite: Bool, for ids: [String]) { requests.append(.favorite(ids, favorite)) }
+
+    /// Adds assets (existing ones by ID) to an existing album.
+    public mutating func addAssets(_ ids: [String], toAlbum album: String) { requests.append(.addToAlbum(ids, album)) }
+}
