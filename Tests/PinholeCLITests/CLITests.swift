@@ -253,6 +253,34 @@ struct LibraryFaultTests {
         #expect(rerun.status == 0 && rerun.stdout.split(separator: "\n").count == 30 - after.count, "\(rerun.stderr)")
     }
 
+    @Test("awkward files: a newline in the name, a symlink loop, no read permission, a read-only library")
+    func awkwardFiles() throws {
+        let folder = try TemporaryDirectory()
+        let env = try isolatedEnvironment(folder)
+        let image = try JPEGEncoder().encode(SyntheticImage.photoLike(width: 80, height: 60))
+        let newline = try folder.file("two\nlines.jpg", image).path
+        let imported = try pinhole(["library", "import", newline], environment: env)
+        #expect(imported.status == 0 && imported.stdout.contains("Photo from "), "\(imported.stderr)")
+        let loop = folder.path("loop.jpg")
+        try FileManager.default.createSymbolicLink(atPath: loop, withDestinationPath: loop)
+        let looped = try pinhole(["library", "import", loop], environment: env)
+        #expect(looped.status == 1 && looped.stderr.contains("loop.jpg cannot be imported") && looped.stderr.split(separator: "\n").count == 1, "\(looped.stderr)")
+        // As an ordinary user: a file without read permission, and a library folder that cannot be written.
+        let secret = try folder.file("secret.jpg", JPEGEncoder().encode(SyntheticImage.photoLike(width: 80, height: 60, seed: 2)))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secret.path)
+        let userHome = folder.path("user")
+        try FileManager.default.createDirectory(atPath: userHome, withIntermediateDirectories: true)
+        _ = try runTool("chown", ["65534:65534", userHome])
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.url.path)
+        let userEnv = env.merging(["HOME": userHome, "XDG_CONFIG_HOME": userHome + "/.config"]) { $1 }
+        let unreadable = try pinhole(["library", "import", secret.path], environment: userEnv, asUser: 65534)
+        #expect(unreadable.status == 1 && unreadable.stderr.contains("permission denied") || unreadable.stderr.contains("Permission denied"), "\(unreadable.stderr)")
+        let locked = folder.path("locked-library")
+        try FileManager.default.createDirectory(atPath: locked + "/Photos", withIntermediateDirectories: true)
+        let readOnly = try pinhole(["library", "list"], environment: userEnv.merging(["PINHOLE_LIBRARY": locked]) { $1 }, asUser: 65534)
+        #expect(readOnly.status == 4 && readOnly.stderr.contains("cannot be used") && readOnly.stderr.contains("permissions"), "\(readOnly.stderr)")
+    }
+
     @Test("a full disk: a clear error and exit 6, no partial file, no dangling row")
     func fullDisk() throws {
         let folder = try TemporaryDirectory()
