@@ -15,13 +15,7 @@ enum DeviceScanner {
 
     /// /dev/videoN paths, in numeric order.
     static func videoNodes() -> [String] {
-        guard let directory = opendir(devDirectory) else { return [] }
-        defer { closedir(directory) }
-        var numbers: [Int] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasPrefix("video"), let number = Int(name.dropFirst(5)) { numbers.append(number) }
-        }
+        let numbers = FileSystem.names(in: devDirectory).compactMap { name in name.hasPrefix("video") ? Int(name.dropFirst(5)) : nil }
         return numbers.sorted().map { "\(devDirectory)/video\($0)" }
     }
 
@@ -126,21 +120,8 @@ enum DeviceScanner {
     /// The /dev/v4l/by-id name whose link points at `path`, if any.
     static func byIDName(for path: String) -> String? {
         let folder = "\(devDirectory)/v4l/by-id"
-        guard let directory = opendir(folder) else { return nil }
-        defer { closedir(directory) }
-        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard realpath(path, &target) != nil else { return nil }
-        let resolved = String(decoding: target.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard !name.hasPrefix(".") else { continue }
-            var linked = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            if realpath("\(folder)/\(name)", &linked) != nil,
-               String(decoding: linked.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) == resolved {
-                return name
-            }
-        }
-        return nil
+        guard let resolved = FileSystem.realPath(path) else { return nil }
+        return FileSystem.names(in: folder).first { !$0.hasPrefix(".") && FileSystem.realPath("\(folder)/\($0)") == resolved }
     }
 
     /// The public description of a V4L2 control.
