@@ -113,7 +113,7 @@ public actor PhotoLibrary {
     /// in flight is left alone (deleting it made that process's save fail: found by two
     /// concurrent importers).
     private static func removeLeftovers(in folder: String) {
-        for name in listFolder(folder) where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+        for name in FileSystem.names(in: folder) where name.hasPrefix(".") && name.hasSuffix(".tmp") {
             let parts = name.split(separator: ".")
             let pid = parts.count >= 3 ? pid_t(parts[parts.count - 3]) : nil
             var info = stat()
@@ -123,18 +123,6 @@ public actor PhotoLibrary {
             let writerGone = pid.map { kill($0, 0) != 0 && errno == ESRCH } ?? true
             if writerGone || age > 86_400 { unlink(path) }
         }
-    }
-
-    /// The names in `folder`.
-    static func listFolder(_ folder: String) -> [String] {
-        guard let directory = opendir(folder) else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != ".", name != ".." { names.append(name) }
-        }
-        return names
     }
 
     /// Makes the index agree with the files: rows for files that appeared, no rows for files
@@ -148,8 +136,7 @@ public actor PhotoLibrary {
     /// What `synchronize()` would change, without changing it.
     public func differences() throws(LibraryError) -> (missingFromIndex: [String], missingFiles: [String]) {
         let indexed = Set(try database.query("SELECT path FROM assets").compactMap { $0.first?.text })
-        let extensions: Set<String> = ["jpg", "jpeg", "png", "heic", "heif", "avif"]
-        let files = Set(PhotoLibrary.listFolder(location.photos).filter { !$0.hasPrefix(".") && extensions.contains(($0 as NSString).pathExtension.lowercased()) }
+        let files = Set(FileSystem.names(in: location.photos).filter { !$0.hasPrefix(".") && PhotoLibrary.isPhotoName($0) }
             .map { location.photos + "/" + $0 })
         return (files.subtracting(indexed).sorted(), indexed.subtracting(files).sorted())
     }
@@ -159,18 +146,17 @@ public actor PhotoLibrary {
         var known: [String: (Int64, Double)] = [:]
         for row in rows { if let path = row[0].text { known[path] = (row[1].integer ?? 0, row[2].real ?? 0) } }
         var added = 0, removed = 0
-        let extensions: Set<String> = ["jpg", "jpeg", "png", "heic", "heif", "avif"]
         var present = Set<String>()
         // Read and check files first (slow), then write every row in one transaction (one sync,
         // not one per file: a 10 000-photo rebuild commits once).
         var found: [(path: String, file: PhotoFile, contentID: String, size: Int, mtime: Double)] = []
-        for name in listFolder(photos) where !name.hasPrefix(".") {
+        for name in FileSystem.names(in: photos) where !name.hasPrefix(".") {
             let path = photos + "/" + name
-            guard extensions.contains((name as NSString).pathExtension.lowercased()) else { continue }
+            guard isPhotoName(name) else { continue }
             var info = stat()
             guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
             present.insert(path)
-            let mtime = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+            let mtime = modificationTime(info)
             if let row = known[path], row.0 == Int64(info.st_size), row.1 == mtime { continue }
             guard let data = try? FileBytes.read(path: path), let file = try? PhotoFile(data: data, name: path) else { continue }
             found.append((path, file, ContentHash.identifier(of: data), data.count, mtime))  // the bytes are not kept
@@ -217,33 +203,8 @@ public actor PhotoLibrary {
     /// DATE.ext" in the photos folder; refuses content already in the library.
     @discardableResult
     public func addPhoto(data: [UInt8], name: String = "the photo") throws(LibraryError) -> Asset {
-        let file = try PhotoFile(data: data, name: name, keepThumbnail: true)
-        let contentID = ContentHash.identifier(of: data)
-        let id = "p" + contentID
-        if let existing = try asset(id: id), FileManager.default.fileExists(atPath: existing.path),
-           (try? FileBytes.read(path: existing.path)) == data {
-            throw .duplicate(path: name, existing: existing.path)
-        }
-        let target = location.photos + "/" + PhotoLibrary.fileName(date: file.exifDate ?? Date().timeIntervalSince1970, extension: file.fileExtension)
-        let written: String
-        do { written = try AtomicFile.write(data, to: target, createFolders: false) } catch { throw LibraryError.from(error) }
-        CrashPoint.reached("file-linked")
-        var info = stat()
-        stat(written, &info)
-        let mtime = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-        do {
-            try database.transaction { () throws(LibraryError) in
-                try PhotoLibrary.insert(database, file: file, contentID: contentID, size: data.count, path: written, mtime: mtime)
-            }
-        } catch {
-            unlink(written)  // no file without its row
-            throw error
-        }
-        CrashPoint.reached("row-committed")
-        // The thumbnail file managers and the gallery show, from the decode that checked the file.
-        if let thumbnail = file.thumbnail { _ = try? ThumbnailCache(folder: location.thumbnails).store(thumbnail, for: written, size: .large) }
-        guard let asset = try assets(where: "path = ?", [.text(written)]).first else { throw .index("the new row is missing") }
-        publish()
+        let ids = try performChanges { $0.createAsset(fromImageData: data, name: name) }
+        guard let id = ids.first, let asset = try asset(id: id) else { throw .index("the new row is missing") }
         return asset
     }
 
@@ -257,8 +218,8 @@ public actor PhotoLibrary {
         return try addPhoto(data: data, name: path)
     }
 
-    /// "Photo from 2026-11-29 14-03-22.123.jpg" in local time.
-    static func fileName(date: Double, extension ext: String) -> String {
+    /// "Photo from 2026-11-29 14-03-22.123.jpg" in local time: the name of every new photo.
+    public static func fileName(date: Double, extension ext: String) -> String {
         var seconds = time_t(date)
         var local = tm()
         localtime_r(&seconds, &local)
@@ -368,13 +329,15 @@ public actor PhotoLibrary {
                 }
                 let file = try PhotoFile(data: data, name: name, keepThumbnail: true)
                 let contentID = ContentHash.identifier(of: data)
-                if try asset(id: "p" + contentID) != nil { throw LibraryError.duplicate(path: name, existing: try asset(id: "p" + contentID)!.path) }
+                // The same content already in the library (same hash and length, and the same bytes).
+                if let existing = try asset(id: "p" + contentID), (try? FileBytes.read(path: existing.path)) == data {
+                    throw LibraryError.duplicate(path: name, existing: existing.path)
+                }
                 let target = location.photos + "/" + PhotoLibrary.fileName(date: file.exifDate ?? Date().timeIntervalSince1970, extension: file.fileExtension)
                 let written: String
                 do { written = try AtomicFile.write(data, to: target, createFolders: false) } catch { throw LibraryError.from(error) }
-                var info = stat()
-                stat(written, &info)
-                created.append((file, contentID, data.count, written, Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9))
+                CrashPoint.reached("file-linked")
+                created.append((file, contentID, data.count, written, PhotoLibrary.modificationTime(of: written) ?? 0))
             }
         } catch {
             for item in created { unlink(item.path) }
@@ -420,6 +383,8 @@ public actor PhotoLibrary {
             for (_, name) in trashed.reversed() { _ = try? trash.restore(name) }
             throw error
         }
+        CrashPoint.reached("row-committed")
+        // The thumbnails file managers and the gallery show, from the decode that checked each file.
         for item in created {
             if let thumbnail = item.file.thumbnail { _ = try? ThumbnailCache(folder: location.thumbnails).store(thumbnail, for: item.path, size: .large) }
         }
@@ -571,9 +536,23 @@ public actor PhotoLibrary {
 
     /// The photos folder's modification time (changes when files are added or removed).
     private func folderTime() -> Double {
+        PhotoLibrary.modificationTime(of: location.photos) ?? 0
+    }
+
+    /// Whether a file name has a photo extension the library indexes.
+    static func isPhotoName(_ name: String) -> Bool {
+        ["jpg", "jpeg", "png", "heic", "heif", "avif"].contains((name as NSString).pathExtension.lowercased())
+    }
+
+    /// A file's modification time in seconds (nanosecond precision).
+    static func modificationTime(_ info: stat) -> Double {
+        Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+    }
+
+    /// The modification time of `path`, or nil when it cannot be read.
+    static func modificationTime(of path: String) -> Double? {
         var info = stat()
-        guard stat(location.photos, &info) == 0 else { return 0 }
-        return Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+        return stat(path, &info) == 0 ? modificationTime(info) : nil
     }
 
     // MARK: - Reading
