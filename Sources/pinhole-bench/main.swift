@@ -151,16 +151,12 @@ func main() -> Int32 {
     return failures.isEmpty && badChecks.isEmpty ? 0 : 1
 }
 
-/// Deletes the files in `path` (the scratch directory holds no subdirectories) and then `path`.
+/// Deletes `path` and everything below it (the library stage leaves folders in the scratch directory).
 func removeDirectory(_ path: String) {
-    if let directory = opendir(path) {
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { unlink("\(path)/\(name)") }
-        }
-        closedir(directory)
+    for name in FileSystem.names(in: path) {
+        let child = "\(path)/\(name)"
+        var info = stat()
+        if lstat(child, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { removeDirectory(child) } else { unlink(child) }
     }
     rmdir(path)
 }
