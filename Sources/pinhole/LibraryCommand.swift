@@ -74,12 +74,9 @@ enum LibraryCommand {
                         let asset = try await library.importFile(at: file)
                         output("\(asset.id)\t\(asset.path)")
                     } catch {
-                        if case .duplicate = error {
-                            FileHandle.standardError.write(Data("pinhole: \(error.description)\n".utf8))
-                        } else {
-                            FileHandle.standardError.write(Data("pinhole: \(error.description)\n".utf8))
-                            failed = .library(error)
-                        }
+                        // Reported either way; a duplicate is not a failure.
+                        FileHandle.standardError.write(Data("pinhole: \(error.description)\n".utf8))
+                        if case .duplicate = error {} else { failed = .library(error) }
                     }
                 }
                 if let failed { throw CLIError.reported(failed.exitCode) }

@@ -106,22 +106,19 @@ enum SnapCommand {
             if photo.resolvedSettings.screenFlashRequested {
                 FileHandle.standardError.write(Data("\(device.localizedName) has no flash LED: the photo was taken without flash.\n".utf8))
             }
-            if let library {
+            if let output {
                 do {
-                    let asset = try await library.addPhoto(data: photo.fileDataRepresentation(), name: "the photo")
-                    pinhole.output(asset.path)
+                    pinhole.output(try photo.write(to: destination(output, photo: photo)))
+                } catch {
+                    if case let .io(failedPath, reason) = error { throw .cannotWrite(path: failedPath, reason: reason) }
+                    throw .media(error)
+                }
+            } else if let library {
+                do {
+                    pinhole.output(try await library.addPhoto(data: photo.fileDataRepresentation(), name: "the photo").path)
                 } catch {
                     throw .library(error)
                 }
-                continue
-            }
-            let path = destination(output, photo: photo)
-            do {
-                let written = try photo.write(to: path)
-                pinhole.output(written)
-            } catch {
-                if case let .io(failedPath, reason) = error { throw .cannotWrite(path: failedPath, reason: reason) }
-                throw .media(error)
             }
         }
     }
@@ -178,26 +175,15 @@ enum SnapCommand {
         if interactive { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     }
 
-    /// Where a photo goes with -o: the file given, or a dated name inside the folder given.
-    static func destination(_ output: String?, photo: CapturePhoto) -> String {
-        let name = fileName(for: photo)
-        guard let output else { return name }
+    /// Where a photo goes with -o: the file given, or inside the folder given under the library's
+    /// dated name ("Photo from 2026-11-29 14-03-22.123.jpg", local time of the capture).
+    static func destination(_ output: String, photo: CapturePhoto) -> String {
         var isFolder: ObjCBool = false
-        if output.hasSuffix("/") || (FileManager.default.fileExists(atPath: output, isDirectory: &isFolder) && isFolder.boolValue) {
-            return (output.hasSuffix("/") ? String(output.dropLast()) : output) + "/" + name
+        guard output.hasSuffix("/") || (FileManager.default.fileExists(atPath: output, isDirectory: &isFolder) && isFolder.boolValue) else {
+            return output
         }
-        return output
-    }
-
-    /// "Photo from 2026-11-29 14-03-22.123.jpg", in local time of the capture.
-    static func fileName(for photo: CapturePhoto) -> String {
-        let stamp: String
-        if let date = photo.metadata.dateTimeOriginal {
-            func pad(_ value: Int, _ width: Int = 2) -> String { String(repeating: "0", count: max(0, width - String(value).count)) + String(value) }
-            stamp = "\(pad(date.year, 4))-\(pad(date.month))-\(pad(date.day)) \(pad(date.hour))-\(pad(date.minute))-\(pad(date.second)).\(pad(date.millisecond ?? 0, 3))"
-        } else {
-            stamp = "unknown time"
-        }
-        return "Photo from \(stamp).\(photo.fileExtension)"
+        let taken = photo.metadata.dateTimeOriginal?.date?.timeIntervalSince1970 ?? Date().timeIntervalSince1970
+        let name = PhotoLibrary.fileName(date: taken, extension: photo.fileExtension)
+        return (output.hasSuffix("/") ? String(output.dropLast()) : output) + "/" + name
     }
 }

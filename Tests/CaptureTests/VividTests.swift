@@ -47,12 +47,8 @@ func vividSession(_ device: CaptureDevice, format: PixelFormat = .yuyv, width: I
     return (session, output)
 }
 
-/// The built `pinhole` binary (beside the test bundle).
-var pinholeBinary: String {
-    var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    while !FileManager.default.fileExists(atPath: url.appendingPathComponent("pinhole").path), url.path != "/" { url.deleteLastPathComponent() }
-    return url.appendingPathComponent("pinhole").path
-}
+/// The built `pinhole` binary (the vivid scenarios run it too).
+let pinholeBinary = builtProduct("pinhole")
 
 extension VirtualCameraSuites {
     @Suite("vivid, a real V4L2 driver (inside scripts/vm)", .enabled(if: vividAvailable))

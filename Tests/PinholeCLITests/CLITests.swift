@@ -5,21 +5,15 @@ import TestSupport
 
 /// Runs the built `pinhole` binary with `arguments` and `environment` additions, as `uid` when given.
 func pinhole(_ arguments: [String], environment: [String: String] = [:], asUser uid: Int? = nil) throws -> ToolResult {
-    let binary = productsDirectory.appendingPathComponent("pinhole").path
+    let binary = pinholeBinary
     if let uid {
         return try spawn(["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", binary] + arguments, environment: environment)
     }
     return try spawn([binary] + arguments, environment: environment)
 }
 
-/// The folder holding the built products (where the test bundle itself lives).
-let productsDirectory: URL = {
-    var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    while !FileManager.default.fileExists(atPath: url.appendingPathComponent("pinhole").path), url.path != "/" {
-        url.deleteLastPathComponent()
-    }
-    return url
-}()
+/// The built `pinhole` binary.
+let pinholeBinary = builtProduct("pinhole")
 
 /// An environment with a private HOME and an empty /dev, so the tests see only the test camera.
 func isolatedEnvironment(_ folder: TemporaryDirectory) throws -> [String: String] {
@@ -206,7 +200,7 @@ struct LibraryFaultTests {
         let folder = try TemporaryDirectory()
         let env = try isolatedEnvironment(folder)
         let a = try photos(200, in: folder, prefix: "a"), b = try photos(200, in: folder, prefix: "b")
-        let binary = productsDirectory.appendingPathComponent("pinhole").path
+        let binary = pinholeBinary
         let first = try BackgroundProcess([binary, "library", "import"] + a, environment: env)
         let second = try BackgroundProcess([binary, "library", "import"] + b, environment: env)
         let statuses = (first.waitForExit(seconds: 120), second.waitForExit(seconds: 120))

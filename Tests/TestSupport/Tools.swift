@@ -203,3 +203,12 @@ public func collect<Element: Sendable>(_ stream: AsyncStream<Element>, count: In
     timer.cancel()
     return items
 }
+
+/// The path of a product built beside the running test bundle (e.g. the `pinhole` binary).
+public func builtProduct(_ name: String) -> String {
+    var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    while !FileManager.default.fileExists(atPath: url.appendingPathComponent(name).path), url.path != "/" {
+        url.deleteLastPathComponent()
+    }
+    return url.appendingPathComponent(name).path
+}
