@@ -20,6 +20,8 @@ let package = Package(
         .systemLibrary(name: "CExif", path: "Sources/CExif", pkgConfig: "libexif"),
         .systemLibrary(name: "CAV", path: "Sources/CAV", pkgConfig: "libavcodec"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
+        .systemLibrary(name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebp"),
+        .systemLibrary(name: "CPulse", path: "Sources/CPulse", pkgConfig: "libpulse-simple"),
         // libpng reports errors with longjmp, which Swift cannot catch: a small C shim owns setjmp.
         .target(name: "CPNG", path: "Sources/CPNG", linkerSettings: [.linkedLibrary("png16")]),
         // VIDIOC_* numbers are function-like macros and ioctl is variadic: a small C shim exposes both.
@@ -27,8 +29,8 @@ let package = Package(
         // iio-sensor-proxy's accelerometer over sd-bus (libsystemd), for RotationCoordinator.
         .target(name: "CSensorProxy", path: "Sources/CSensorProxy", linkerSettings: [.linkedLibrary("systemd")]),
 
-        .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CHeif", "CExif", "CPNG"]),
-        .target(name: "Capture", dependencies: ["Media", "CV4L2", "CSensorProxy"]),
+        .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CHeif", "CExif", "CPNG", "CWebP", "CAV"]),
+        .target(name: "Capture", dependencies: ["Media", "CV4L2", "CSensorProxy", "CPulse"]),
         .target(name: "PhotoLibrary", dependencies: ["Media", "CSQLite"]),
         .executableTarget(name: "pinhole", dependencies: ["Capture", "Media", "PhotoLibrary"]),
         .executableTarget(name: "pinhole-bench", dependencies: ["Media", "Capture", "PhotoLibrary", "CAV", "CYUV"]),

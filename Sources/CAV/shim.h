@@ -1,5 +1,14 @@
-// FFmpeg, used by pinhole-bench as the peer to measure against (later also by the movie encoder).
+// FFmpeg (Debian's libav*-dev): libavformat probes and writes movie containers, libavcodec decodes
+// and encodes (H.264 through libx264, AAC, VP8/VP9, Opus); pinhole-bench also measures against it.
+#include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
 #include <libswscale/swscale.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/frame.h>
+#include <libavutil/opt.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/error.h>
+
+/// AVERROR(EAGAIN) and AVERROR_EOF are macros Swift cannot import.
+static inline int pinhole_averror_eagain(void) { return AVERROR(EAGAIN); }
+static inline int pinhole_averror_eof(void) { return AVERROR_EOF; }
