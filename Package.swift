@@ -21,7 +21,8 @@ let package = Package(
         .systemLibrary(name: "CAV", path: "Sources/CAV", pkgConfig: "libavcodec"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
         .systemLibrary(name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebp"),
-        .systemLibrary(name: "CPulse", path: "Sources/CPulse", pkgConfig: "libpulse-simple"),
+        // No pkgConfig: libpulse's .pc adds -pthread, which SwiftPM refuses; its headers are in /usr/include.
+        .systemLibrary(name: "CPulse", path: "Sources/CPulse"),
         // libpng reports errors with longjmp, which Swift cannot catch: a small C shim owns setjmp.
         .target(name: "CPNG", path: "Sources/CPNG", linkerSettings: [.linkedLibrary("png16")]),
         // VIDIOC_* numbers are function-like macros and ioctl is variadic: a small C shim exposes both.

@@ -8,6 +8,8 @@
 #include <libavutil/opt.h>
 #include <libavutil/channel_layout.h>
 #include <libavutil/error.h>
+#include <libavutil/display.h>
+#include <libavutil/log.h>
 
 /// AVERROR(EAGAIN) and AVERROR_EOF are macros Swift cannot import.
 static inline int pinhole_averror_eagain(void) { return AVERROR(EAGAIN); }

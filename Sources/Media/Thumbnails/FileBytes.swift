@@ -5,15 +5,16 @@ public enum FileBytes {
     /// The largest file `read(path:)` accepts by default: 1 GiB.
     public static let defaultLimit = 1 << 30
 
-    /// Reads the whole file at `path`.
-    public static func read(path: String, limit: Int = defaultLimit) throws(MediaError) -> [UInt8] {
+    /// Reads the whole file at `path`; with `truncating`, a larger file gives its first `limit` bytes
+    /// (to sniff its kind) instead of an error.
+    public static func read(path: String, limit: Int = defaultLimit, truncating: Bool = false) throws(MediaError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
         guard info.st_mode & S_IFMT == S_IFREG else { throw .io(path: path, reason: "not a regular file") }
-        let size = Int(info.st_size)
+        let size = truncating ? min(Int(info.st_size), limit) : Int(info.st_size)
         guard size <= limit else { throw .io(path: path, reason: "the file is \(size) bytes, over the limit of \(limit)") }
         var bytes = [UInt8](repeating: 0, count: size)
         var done = 0

@@ -58,9 +58,13 @@ public struct Thumbnailer: Sendable {
         return try PixelTransform.upright(fitted, orientation: orientation)
     }
 
-    /// A BGRA thumbnail of the image file at `path`.
+    /// A BGRA thumbnail of the image or movie file at `path` (a movie's first frame; a movie is
+    /// never read whole).
     public func thumbnail(ofFile path: String, longestSide: Int) throws(MediaError) -> PixelBuffer {
-        try thumbnail(of: FileBytes.read(path: path), longestSide: longestSide)
+        if MovieKind(sniffing: try FileBytes.read(path: path, limit: 64, truncating: true)) != nil {
+            return try MovieFile(path: path).firstFrame(longestSide: longestSide)
+        }
+        return try thumbnail(of: FileBytes.read(path: path), longestSide: longestSide)
     }
 
     /// A thumbnail at one of the freedesktop sizes.

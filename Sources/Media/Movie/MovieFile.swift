@@ -1,0 +1,196 @@
+import CAV
+import Glibc
+
+/// What a movie file holds, read from its container (libavformat) without decoding it all.
+public struct MovieInfo: Sendable, Equatable {
+    /// The container.
+    public let kind: MovieKind
+    /// Stored width of the video in pixels (before `rotation`).
+    public let width: Int
+    /// Stored height of the video in pixels.
+    public let height: Int
+    /// Length in seconds.
+    public let duration: Double
+    /// The video codec's short name ("h264", "vp9", …).
+    public let videoCodec: String
+    /// The first audio stream's codec ("aac", "opus", …), or nil for a silent movie.
+    public let audioCodec: String?
+    /// Average frames per second, when the container says.
+    public let frameRate: Double?
+    /// Number of video frames, when the container says (MP4 does, Matroska usually not).
+    public let frameCount: Int?
+    /// When it was recorded (the container's creation_time), seconds since 1970.
+    public let creationDate: Double?
+    /// The clockwise turn that shows the video upright (from the display matrix a phone writes).
+    public let rotation: Rotation
+
+    /// The size as displayed (after `rotation`).
+    public var displaySize: (width: Int, height: Int) { rotation.swapsDimensions ? (height, width) : (width, height) }
+}
+
+/// An open movie file: its `MovieInfo` and its first frame (for thumbnails and import checks).
+///
+/// Only MP4/MOV and Matroska/WebM with a video stream are accepted; anything else, or a file
+/// whose first frame does not decode, is refused with `MediaError.corruptData`.
+public final class MovieFile {
+    /// What the file holds.
+    public let info: MovieInfo
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private let videoStream: Int32
+    private let path: String
+
+    /// Opens and checks the movie at `path` (reads its headers and stream parameters).
+    public init(path: String) throws(MediaError) {
+        MovieFile.quietLogging()
+        self.path = path
+        var head = [UInt8](repeating: 0, count: 64)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+        let got = read(descriptor, &head, head.count)
+        close(descriptor)
+        guard got > 0, let kind = MovieKind(sniffing: Array(head.prefix(got))) else {
+            throw .corruptData(format: "movie", reason: "it is not an MP4, MOV, WebM or MKV file")
+        }
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        var status = avformat_open_input(&context, path, nil, nil)
+        guard status >= 0, let context else { throw .corruptData(format: "movie", reason: MovieFile.message(status)) }
+        self.context = context
+        status = avformat_find_stream_info(context, nil)
+        guard status >= 0 else { throw .corruptData(format: "movie", reason: MovieFile.message(status)) }
+        let formatName = String(cString: context.pointee.iformat.pointee.name)
+        guard formatName.hasPrefix("mov,mp4") || formatName.hasPrefix("matroska") else {
+            throw .corruptData(format: "movie", reason: "the container is \(formatName), not MP4, MOV, WebM or MKV")
+        }
+        let video = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        guard video >= 0, let stream = context.pointee.streams[Int(video)], let parameters = stream.pointee.codecpar else {
+            throw .corruptData(format: "movie", reason: "it has no video stream")
+        }
+        videoStream = video
+        let width = Int(parameters.pointee.width), height = Int(parameters.pointee.height)
+        guard width > 0, height > 0 else { throw .corruptData(format: "movie", reason: "the video stream has no size") }
+        try DecodingLimits.check(width: width, height: height)
+        let audio = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        let audioCodec = audio >= 0 ? context.pointee.streams[Int(audio)].map { String(cString: avcodec_get_name($0.pointee.codecpar.pointee.codec_id)) } : nil
+        var duration = context.pointee.duration != Int64.min ? Double(context.pointee.duration) / Double(AV_TIME_BASE) : 0
+        if duration <= 0, stream.pointee.duration != Int64.min {
+            duration = Double(stream.pointee.duration) * av_q2d(stream.pointee.time_base)
+        }
+        let rate = stream.pointee.avg_frame_rate
+        var rotation = Rotation.none
+        var sideSize = 0
+        if let matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &sideSize), sideSize >= 36 {
+            let counterClockwise = av_display_rotation_get(UnsafeRawPointer(matrix).assumingMemoryBound(to: Int32.self))
+            if counterClockwise.isFinite {
+                let clockwise = ((-Int(counterClockwise.rounded()) % 360) + 360) % 360
+                rotation = (try? Rotation(degrees: (clockwise + 45) / 90 * 90 % 360)) ?? .none
+            }
+        }
+        info = MovieInfo(
+            kind: formatName.hasPrefix("matroska") ? (kind == .webm ? .webm : .matroska) : kind,
+            width: width, height: height, duration: max(0, duration),
+            videoCodec: String(cString: avcodec_get_name(parameters.pointee.codec_id)), audioCodec: audioCodec,
+            frameRate: rate.den > 0 && rate.num > 0 ? av_q2d(rate) : nil,
+            frameCount: stream.pointee.nb_frames > 0 ? Int(stream.pointee.nb_frames) : nil,
+            creationDate: MovieFile.creationTime(context.pointee.metadata) ?? MovieFile.creationTime(stream.pointee.metadata),
+            rotation: rotation)
+    }
+
+    deinit { avformat_close_input(&context) }
+
+    /// Decodes the first video frame, scaled to fit `longestSide` (never enlarged) and turned
+    /// upright, as BGRA. Throws when no frame decodes (a damaged or truncated movie).
+    public func firstFrame(longestSide: Int) throws(MediaError) -> PixelBuffer {
+        guard let context, let stream = context.pointee.streams[Int(videoStream)] else { throw .corruptData(format: "movie", reason: "closed") }
+        guard let decoder = avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id) else {
+            throw .unsupported("decoding \(info.videoCodec) video (no decoder in this FFmpeg)")
+        }
+        var codec = avcodec_alloc_context3(decoder)
+        defer { avcodec_free_context(&codec) }
+        guard let codec, avcodec_parameters_to_context(codec, stream.pointee.codecpar) >= 0 else {
+            throw .corruptData(format: "movie", reason: "the video stream's parameters are invalid")
+        }
+        codec.pointee.thread_count = 1
+        var status = avcodec_open2(codec, decoder, nil)
+        guard status >= 0 else { throw .corruptData(format: "movie", reason: MovieFile.message(status)) }
+        var packet = av_packet_alloc()
+        var frame = av_frame_alloc()
+        defer { av_packet_free(&packet); av_frame_free(&frame) }
+        guard let packet, let frame else { throw .encoderFailed(format: "movie", reason: "out of memory") }
+        var decoded = false, flushed = false, packets = 0
+        while !decoded {
+            status = avcodec_receive_frame(codec, frame)
+            if status >= 0 { decoded = true; break }
+            guard status == pinhole_averror_eagain(), !flushed else { break }
+            // Feed the decoder: packets of the video stream until one frame comes out (a few at
+            // most; B-frame reordering may hold back the first), then a flush at the end of file.
+            status = av_read_frame(context, packet)
+            if status < 0 {
+                flushed = true
+                avcodec_send_packet(codec, nil)
+                continue
+            }
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.stream_index == videoStream else { continue }
+            packets += 1
+            guard packets <= 600 else { break }
+            status = avcodec_send_packet(codec, packet)
+            guard status >= 0 || status == pinhole_averror_eagain() else {
+                throw .corruptData(format: "movie", reason: "the first frame does not decode (\(MovieFile.message(status)))")
+            }
+        }
+        guard decoded, frame.pointee.width > 0, frame.pointee.height > 0 else {
+            throw .corruptData(format: "movie", reason: "no video frame decodes (the file is damaged or truncated)")
+        }
+        let size = PixelTransform.fitting(width: Int(frame.pointee.width), height: Int(frame.pointee.height), longestSide: longestSide)
+        let image = try PixelBuffer(format: .bgra, width: size.width, height: size.height)
+        guard let scaler = sws_getContext(frame.pointee.width, frame.pointee.height, AVPixelFormat(frame.pointee.format),
+                                          Int32(size.width), Int32(size.height), AV_PIX_FMT_BGRA, SWS_AREA, nil, nil, nil) else {
+            throw .unsupported("converting this movie's pixel format")
+        }
+        defer { sws_freeContext(scaler) }
+        var destination: [UnsafeMutablePointer<UInt8>?] = [image.baseAddress(ofPlane: 0), nil, nil, nil]
+        var strides: [Int32] = [image.bytesPerRow(ofPlane: 0), 0, 0, 0]
+        let rows = withUnsafePointer(to: &frame.pointee.data) { data in
+            withUnsafePointer(to: &frame.pointee.linesize) { lines in
+                data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { planes in
+                    lines.withMemoryRebound(to: Int32.self, capacity: 8) { sizes in
+                        sws_scale(scaler, planes, sizes, 0, frame.pointee.height, &destination, &strides)
+                    }
+                }
+            }
+        }
+        guard rows > 0 else { throw .unsupported("converting this movie's pixel format") }
+        // Video decoders leave alpha undefined for BGRA output of YUV: make it opaque.
+        for row in 0..<image.height {
+            let line = image.baseAddress(ofPlane: 0) + row * Int(image.bytesPerRow(ofPlane: 0))
+            for x in 0..<image.width { line[x * 4 + 3] = 255 }
+        }
+        return info.rotation == .none ? image : try PixelTransform.rotated(image, by: info.rotation)
+    }
+
+    /// The container's creation_time ("2026-11-29T14:03:22.000000Z") as seconds since 1970.
+    private static func creationTime(_ metadata: OpaquePointer?) -> Double? {
+        guard let entry = av_dict_get(metadata, "creation_time", nil, 0), let value = entry.pointee.value else { return nil }
+        let text = String(cString: value)
+        let digits = text.split(whereSeparator: { !$0.isNumber }).compactMap { Int32($0) }
+        guard digits.count >= 6, digits[0] > 1970 else { return nil }
+        var parts = tm()
+        parts.tm_year = digits[0] - 1900
+        parts.tm_mon = digits[1] - 1
+        parts.tm_mday = digits[2]
+        parts.tm_hour = digits[3]
+        parts.tm_min = digits[4]
+        parts.tm_sec = digits[5]
+        return Double(timegm(&parts))
+    }
+
+    /// FFmpeg's text for an error code.
+    static func message(_ status: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 128)
+        av_strerror(status, &buffer, buffer.count)
+        return buffer.nulTerminatedString
+    }
+
+    /// FFmpeg prints warnings on stderr by default; the CLI promises one line per failure.
+    static func quietLogging() { av_log_set_level(AV_LOG_QUIET) }
+}
