@@ -30,4 +30,6 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public let location: ExifLocation?
     /// File size in bytes.
     public let fileSize: Int
+    /// Length in seconds (videos; nil for photos).
+    public let duration: Double?
 }

@@ -3,7 +3,7 @@ public struct ChangeRequests: Sendable {
     /// One requested change.
     enum Request: Sendable {
         case create(data: [UInt8], name: String)
-        case createFromFile(path: String, moving: Bool)
+        case createFromFile(path: String, moving: Bool, videoOnly: Bool)
         case delete([String])
         case favorite([String], Bool)
         case addToAlbum([String], String)
@@ -19,9 +19,17 @@ public struct ChangeRequests: Sendable {
         requests.append(.create(data: data, name: name))
     }
 
-    /// Adds a photo from a file, copying it (or moving it: the original is removed once the batch commits).
+    /// Adds a photo or a video from a file (its content decides which), copying it, or moving it:
+    /// then the original is removed once the batch commits (a move within one file system is a
+    /// rename, whatever the size).
     public mutating func createAsset(fromFile path: String, moving: Bool = false) {
-        requests.append(.createFromFile(path: path, moving: moving))
+        requests.append(.createFromFile(path: path, moving: moving, videoOnly: false))
+    }
+
+    /// Adds a video (MP4, MOV, MKV or WebM) from a file, copying or moving it into the videos
+    /// folder; a file that is not a movie fails the batch.
+    public mutating func createAsset(fromVideoFile path: String, moving: Bool = false) {
+        requests.append(.createFromFile(path: path, moving: moving, videoOnly: true))
     }
 
     /// Moves assets to the Trash.

@@ -2,8 +2,8 @@ import Foundation
 import Glibc
 import Media
 
-/// The user's photos (and, later, videos): files in the Pictures/Camera folder are the truth,
-/// an SQLite index (WAL, shared by the app and `pinhole`) makes them fast to list.
+/// The user's photos and videos: files in the Pictures/Camera and Videos/Camera folders are the
+/// truth, an SQLite index (WAL, shared by the app and `pinhole`) makes them fast to list.
 ///
 /// Adding a photo writes it under a temporary name in the target folder, fsyncs it, links it
 /// to its final name without replacing anything, fsyncs the folder and only then commits the
@@ -30,12 +30,13 @@ public actor PhotoLibrary {
         for folder in [location.photos, location.videos, (location.index as NSString).deletingLastPathComponent] {
             do { try AtomicFile.makeFolders(folder) } catch { throw .accessDenied(path: folder, reason: PhotoLibrary.reason(error)) }
         }
-        guard access(location.photos, R_OK | W_OK | X_OK) == 0 else {
-            throw .accessDenied(path: location.photos, reason: "the folder is not readable and writable")
+        for folder in [location.photos, location.videos] where access(folder, R_OK | W_OK | X_OK) != 0 {
+            throw .accessDenied(path: folder, reason: "the folder is not readable and writable")
         }
         database = try PhotoLibrary.openIndex(at: location.index)
         PhotoLibrary.removeLeftovers(in: location.photos)
-        if synchronize { _ = try PhotoLibrary.reconcile(database, photos: location.photos) }
+        PhotoLibrary.removeLeftovers(in: location.videos)
+        if synchronize { _ = try PhotoLibrary.reconcile(database, location) }
     }
 
     private static func reason(_ error: MediaError) -> String {
@@ -87,7 +88,8 @@ public actor PhotoLibrary {
                 favorite INTEGER NOT NULL DEFAULT 0,
                 latitude REAL, longitude REAL, altitude REAL,
                 size INTEGER NOT NULL,
-                mtime REAL NOT NULL
+                mtime REAL NOT NULL,
+                duration REAL
             );
             CREATE INDEX IF NOT EXISTS assets_created ON assets (created DESC);
             CREATE TABLE IF NOT EXISTS albums (
@@ -104,8 +106,11 @@ public actor PhotoLibrary {
                 trash_name TEXT NOT NULL,
                 favorite INTEGER NOT NULL DEFAULT 0
             );
-            PRAGMA user_version = 1;
             """)
+        // Version 1 indexes (photos only) gain the videos' duration.
+        let columns = try database.query("PRAGMA table_info(assets)").compactMap { $0[1].text }
+        if !columns.contains("duration") { try database.execute("ALTER TABLE assets ADD COLUMN duration REAL") }
+        try database.execute("PRAGMA user_version = 2")
     }
 
     /// Deletes temporary files a crash left behind (`.NAME.PID.N.tmp`, see `AtomicFile`): those
@@ -130,18 +135,26 @@ public actor PhotoLibrary {
     @discardableResult
     public func synchronize() throws(LibraryError) -> (added: Int, removed: Int) {
         defer { publish() }
-        return try PhotoLibrary.reconcile(database, photos: location.photos)
+        return try PhotoLibrary.reconcile(database, location)
     }
 
     /// What `synchronize()` would change, without changing it.
     public func differences() throws(LibraryError) -> (missingFromIndex: [String], missingFiles: [String]) {
         let indexed = Set(try database.query("SELECT path FROM assets").compactMap { $0.first?.text })
-        let files = Set(FileSystem.names(in: location.photos).filter { !$0.hasPrefix(".") && PhotoLibrary.isPhotoName($0) }
-            .map { location.photos + "/" + $0 })
+        let files = Set(PhotoLibrary.mediaFiles(location).map(\.path))
         return (files.subtracting(indexed).sorted(), indexed.subtracting(files).sorted())
     }
 
-    private static func reconcile(_ database: Database, photos: String) throws(LibraryError) -> (added: Int, removed: Int) {
+    /// The names the library indexes: photos in the photos folder, videos in the videos folder.
+    private static func mediaFiles(_ location: LibraryLocation) -> [(path: String, name: String, type: Asset.MediaType)] {
+        let photos = FileSystem.names(in: location.photos).filter { !$0.hasPrefix(".") && isPhotoName($0) }
+            .map { (location.photos + "/" + $0, $0, Asset.MediaType.photo) }
+        let videos = FileSystem.names(in: location.videos).filter { !$0.hasPrefix(".") && isVideoName($0) }
+            .map { (location.videos + "/" + $0, $0, Asset.MediaType.video) }
+        return photos + videos
+    }
+
+    private static func reconcile(_ database: Database, _ location: LibraryLocation) throws(LibraryError) -> (added: Int, removed: Int) {
         let rows = try database.query("SELECT path, size, mtime FROM assets")
         var known: [String: (Int64, Double)] = [:]
         for row in rows { if let path = row[0].text { known[path] = (row[1].integer ?? 0, row[2].real ?? 0) } }
@@ -149,17 +162,22 @@ public actor PhotoLibrary {
         var present = Set<String>()
         // Read and check files first (slow), then write every row in one transaction (one sync,
         // not one per file: a 10 000-photo rebuild commits once).
-        var found: [(path: String, file: PhotoFile, contentID: String, size: Int, mtime: Double)] = []
-        for name in FileSystem.names(in: photos) where !name.hasPrefix(".") {
-            let path = photos + "/" + name
-            guard isPhotoName(name) else { continue }
+        var found: [(path: String, entry: MediaEntry, contentID: String, size: Int, mtime: Double)] = []
+        for (path, _, type) in mediaFiles(location) {
             var info = stat()
             guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
             present.insert(path)
             let mtime = modificationTime(info)
             if let row = known[path], row.0 == Int64(info.st_size), row.1 == mtime { continue }
-            guard let data = try? FileBytes.read(path: path), let file = try? PhotoFile(data: data, name: path) else { continue }
-            found.append((path, file, ContentHash.identifier(of: data), data.count, mtime))  // the bytes are not kept
+            switch type {
+            case .photo:
+                guard let data = try? FileBytes.read(path: path), let file = try? PhotoFile(data: data, name: path) else { continue }
+                found.append((path, MediaEntry(photo: file), ContentHash.identifier(of: data), data.count, mtime))  // the bytes are not kept
+            case .video:
+                guard let entry = try? MediaEntry(videoAt: path, name: path, keepThumbnail: false),
+                      let contentID = try? ContentHash.identifier(ofFile: path) else { continue }
+                found.append((path, entry, contentID, Int(info.st_size), mtime))
+            }
             if known[path] == nil { added += 1 }
         }
         let gone = known.keys.filter { !present.contains($0) }
@@ -168,7 +186,7 @@ public actor PhotoLibrary {
         try database.transaction { () throws(LibraryError) in
             for item in found {
                 try database.query("DELETE FROM assets WHERE path = ?", [.text(item.path)])
-                try insert(database, file: item.file, contentID: item.contentID, size: item.size, path: item.path, mtime: item.mtime)
+                try insert(database, entry: item.entry, contentID: item.contentID, size: item.size, path: item.path, mtime: item.mtime)
             }
             for path in gone { try database.query("DELETE FROM assets WHERE path = ?", [.text(path)]) }
         }
@@ -177,25 +195,30 @@ public actor PhotoLibrary {
 
     /// Inserts the row for a file (its identifier from its content; a second copy of the same
     /// content under another name gets a suffixed identifier).
-    private static func insert(_ database: Database, file: PhotoFile, contentID: String, size: Int, path: String, mtime: Double) throws(LibraryError) {
+    private static func insert(_ database: Database, entry: MediaEntry, contentID: String, size: Int, path: String, mtime: Double) throws(LibraryError) {
         if try !database.query("SELECT 1 FROM assets WHERE path = ?", [.text(path)]).isEmpty { return }
-        var id = "p" + contentID
+        let prefix = identifierPrefix(entry.mediaType)
+        var id = prefix + contentID
         var suffix = 2
         while try !database.query("SELECT 1 FROM assets WHERE id = ?", [.text(id)]).isEmpty {
-            id = "p" + contentID + "-\(suffix)"
+            id = prefix + contentID + "-\(suffix)"
             suffix += 1
         }
-        let location = file.metadata?.location
+        let location = entry.location
         // Another process opening the library may have indexed this new file already (it is
         // complete once linked): then its row stands, and this insert does nothing.
         try database.query("""
-            INSERT INTO assets (id, media_type, path, width, height, created, orientation, latitude, longitude, altitude, size, mtime)
-            VALUES (?, 'photo', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO NOTHING
-            """, [.text(id), .text(path), .integer(Int64(file.width)), .integer(Int64(file.height)), .real(file.exifDate ?? mtime),
-                  .integer(Int64(file.metadata?.orientation?.rawValue ?? 1)),
+            INSERT INTO assets (id, media_type, path, width, height, created, orientation, latitude, longitude, altitude, size, mtime, duration)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO NOTHING
+            """, [.text(id), .text(entry.mediaType.rawValue), .text(path), .integer(Int64(entry.width)), .integer(Int64(entry.height)),
+                  .real(entry.date ?? mtime), .integer(Int64(entry.orientation)),
                   location.map { .real($0.latitude) } ?? .null, location.map { .real($0.longitude) } ?? .null,
-                  location?.altitude.map { .real($0) } ?? .null, .integer(Int64(size)), .real(mtime)])
+                  location?.altitude.map { .real($0) } ?? .null, .integer(Int64(size)), .real(mtime),
+                  entry.duration.map { .real($0) } ?? .null])
     }
+
+    /// Photos' identifiers start with "p", videos' with "v".
+    private static func identifierPrefix(_ type: Asset.MediaType) -> String { type == .photo ? "p" : "v" }
 
     // MARK: - Adding
 
@@ -208,24 +231,24 @@ public actor PhotoLibrary {
         return asset
     }
 
-    /// Imports (copies) the image file at `path`.
+    /// Imports (copies) the image or movie file at `path`.
     @discardableResult
     public func importFile(at path: String) throws(LibraryError) -> Asset {
-        let data: [UInt8]
-        do { data = try FileBytes.read(path: path) } catch {
-            throw .unsupportedFile(path: path, reason: PhotoLibrary.reason(error))
-        }
-        return try addPhoto(data: data, name: path)
+        let ids = try performChanges { $0.createAsset(fromFile: path) }
+        guard let id = ids.first, let asset = try asset(id: id) else { throw .index("the new row is missing") }
+        return asset
     }
 
-    /// "Photo from 2026-11-29 14-03-22.123.jpg" in local time: the name of every new photo.
-    public static func fileName(date: Double, extension ext: String) -> String {
+    /// The name of every new file, in local time: "Photo from 2026-11-29 14-03-22.123.jpg" (with
+    /// milliseconds: bursts of photos stay in order) or "Video from 2026-11-29 14-03-22.mp4".
+    public static func fileName(date: Double, extension ext: String, mediaType: Asset.MediaType = .photo) -> String {
         var seconds = time_t(date)
         var local = tm()
         localtime_r(&seconds, &local)
         func pad(_ value: Int32, _ width: Int = 2) -> String { String(repeating: "0", count: max(0, width - String(value).count)) + String(value) }
         let ms = Int32((date - Double(Int(date))) * 1000)
-        return "Photo from \(pad(local.tm_year + 1900, 4))-\(pad(local.tm_mon + 1))-\(pad(local.tm_mday)) \(pad(local.tm_hour))-\(pad(local.tm_min))-\(pad(local.tm_sec)).\(pad(ms, 3)).\(ext)"
+        let stamp = "\(pad(local.tm_year + 1900, 4))-\(pad(local.tm_mon + 1))-\(pad(local.tm_mday)) \(pad(local.tm_hour))-\(pad(local.tm_min))-\(pad(local.tm_sec))"
+        return mediaType == .photo ? "Photo from \(stamp).\(pad(ms, 3)).\(ext)" : "Video from \(stamp).\(ext)"
     }
 
     // MARK: - Changing
@@ -273,7 +296,7 @@ public actor PhotoLibrary {
                   let name = row[0].text else { throw LibraryError.notFound(id) }
             let path = try trash.restore(name)
             try database.query("DELETE FROM trashed WHERE id = ?", [.text(id)])
-            _ = try PhotoLibrary.reconcile(database, photos: location.photos)
+            _ = try PhotoLibrary.reconcile(database, location)
             if row[1].integer == 1 { try database.query("UPDATE assets SET favorite = 1 WHERE path = ?", [.text(path)]) }
             if let asset = try assets(where: "path = ?", [.text(path)]).first { restored.append(asset) }
         }
@@ -292,10 +315,15 @@ public actor PhotoLibrary {
         var written: [String] = []
         for id in ids {
             guard let asset = try asset(id: id) else { throw LibraryError.notFound(id) }
+            let target = folder + "/" + (asset.path as NSString).lastPathComponent
             do {
+                if asset.mediaType == .video {
+                    written.append(try AtomicFile.copy(from: asset.path, to: target))
+                    continue
+                }
                 var data = try FileBytes.read(path: asset.path)
                 if stripLocation, ImageKind(sniffing: data) == .jpeg { data = try JPEGExif.removingLocation(from: data) }
-                written.append(try AtomicFile.write(data, to: folder + "/" + (asset.path as NSString).lastPathComponent))
+                written.append(try AtomicFile.write(data, to: target))
             } catch {
                 throw LibraryError.from(error)
             }
@@ -314,30 +342,28 @@ public actor PhotoLibrary {
         var batch = ChangeRequests()
         build(&batch)
         // 1. New files, checked and written (nothing is visible yet: no rows).
-        var created: [(file: PhotoFile, contentID: String, size: Int, path: String, mtime: Double)] = []
+        var created: [(entry: MediaEntry, contentID: String, size: Int, path: String, mtime: Double)] = []
         var moves: [String] = []
         do throws(LibraryError) {
             for request in batch.requests {
-                let data: [UInt8], name: String
+                let item: (entry: MediaEntry, contentID: String, size: Int, path: String)
                 switch request {
-                case let .create(bytes, label): (data, name) = (bytes, label)
-                case let .createFromFile(path, moving):
-                    do { data = try FileBytes.read(path: path) } catch { throw LibraryError.unsupportedFile(path: path, reason: PhotoLibrary.reason(error)) }
-                    name = path
+                case let .create(bytes, label):
+                    item = try writePhoto(data: bytes, name: label)
+                case let .createFromFile(path, moving, videoOnly):
+                    if MediaEntry.isMovie(at: path) {
+                        item = try placeVideo(from: path, moving: moving)
+                    } else {
+                        if videoOnly { throw LibraryError.unsupportedFile(path: path, reason: "it is not an MP4, MOV, WebM or MKV movie") }
+                        let data: [UInt8]
+                        do { data = try FileBytes.read(path: path) } catch { throw LibraryError.unsupportedFile(path: path, reason: PhotoLibrary.reason(error)) }
+                        item = try writePhoto(data: data, name: path)
+                    }
                     if moving { moves.append(path) }
                 default: continue
                 }
-                let file = try PhotoFile(data: data, name: name, keepThumbnail: true)
-                let contentID = ContentHash.identifier(of: data)
-                // The same content already in the library (same hash and length, and the same bytes).
-                if let existing = try asset(id: "p" + contentID), (try? FileBytes.read(path: existing.path)) == data {
-                    throw LibraryError.duplicate(path: name, existing: existing.path)
-                }
-                let target = location.photos + "/" + PhotoLibrary.fileName(date: file.exifDate ?? Date().timeIntervalSince1970, extension: file.fileExtension)
-                let written: String
-                do { written = try AtomicFile.write(data, to: target, createFolders: false) } catch { throw LibraryError.from(error) }
                 CrashPoint.reached("file-linked")
-                created.append((file, contentID, data.count, written, PhotoLibrary.modificationTime(of: written) ?? 0))
+                created.append((item.entry, item.contentID, item.size, item.path, PhotoLibrary.modificationTime(of: item.path) ?? 0))
             }
         } catch {
             for item in created { unlink(item.path) }
@@ -354,7 +380,7 @@ public actor PhotoLibrary {
             }
             try database.transaction { () throws(LibraryError) in
                 for item in created {
-                    try PhotoLibrary.insert(database, file: item.file, contentID: item.contentID, size: item.size, path: item.path, mtime: item.mtime)
+                    try PhotoLibrary.insert(database, entry: item.entry, contentID: item.contentID, size: item.size, path: item.path, mtime: item.mtime)
                 }
                 for (asset, name) in trashed {
                     try database.query("DELETE FROM assets WHERE id = ?", [.text(asset.id)])
@@ -386,7 +412,7 @@ public actor PhotoLibrary {
         CrashPoint.reached("row-committed")
         // The thumbnails file managers and the gallery show, from the decode that checked each file.
         for item in created {
-            if let thumbnail = item.file.thumbnail { _ = try? ThumbnailCache(folder: location.thumbnails).store(thumbnail, for: item.path, size: .large) }
+            if let thumbnail = item.entry.thumbnail { _ = try? ThumbnailCache(folder: location.thumbnails).store(thumbnail, for: item.path, size: .large) }
         }
         for path in moves { unlink(path) }
         publish()
@@ -394,6 +420,38 @@ public actor PhotoLibrary {
             guard let id = try assets(where: "path = ?", [.text(item.path)]).first?.id else { throw LibraryError.index("a new row is missing") }
             return id
         }
+    }
+
+    /// Checks a photo's bytes and writes them durably into the photos folder (no row yet).
+    private func writePhoto(data: [UInt8], name: String) throws(LibraryError) -> (entry: MediaEntry, contentID: String, size: Int, path: String) {
+        let file = try PhotoFile(data: data, name: name, keepThumbnail: true)
+        let contentID = ContentHash.identifier(of: data)
+        // The same content already in the library (same hash and length, and the same bytes).
+        if let existing = try asset(id: "p" + contentID), (try? FileBytes.read(path: existing.path)) == data {
+            throw LibraryError.duplicate(path: name, existing: existing.path)
+        }
+        let target = location.photos + "/" + PhotoLibrary.fileName(date: file.exifDate ?? Date().timeIntervalSince1970, extension: file.fileExtension)
+        do { return (MediaEntry(photo: file), contentID, data.count, try AtomicFile.write(data, to: target, createFolders: false)) } catch {
+            throw LibraryError.from(error)
+        }
+    }
+
+    /// Checks a movie and copies (or, `moving`, links) it durably into the videos folder (no row yet).
+    private func placeVideo(from path: String, moving: Bool) throws(LibraryError) -> (entry: MediaEntry, contentID: String, size: Int, path: String) {
+        let entry = try MediaEntry(videoAt: path, name: path, keepThumbnail: true)
+        let contentID = try ContentHash.identifier(ofFile: path)
+        if let existing = try asset(id: "v" + contentID), ContentHash.sameContents(existing.path, path) {
+            throw LibraryError.duplicate(path: path, existing: existing.path)
+        }
+        let target = location.videos + "/" + PhotoLibrary.fileName(date: entry.date ?? Date().timeIntervalSince1970, extension: entry.fileExtension, mediaType: .video)
+        let written: String
+        do {
+            written = moving ? try AtomicFile.place(path, at: target) : try AtomicFile.copy(from: path, to: target, createFolders: false)
+        } catch {
+            throw LibraryError.from(error)
+        }
+        var info = stat()
+        return (entry, contentID, stat(written, &info) == 0 ? Int(info.st_size) : 0, written)
     }
 
     // MARK: - Albums
@@ -499,7 +557,7 @@ public actor PhotoLibrary {
         guard folder != lastFolderTime || version != lastDataVersion else { return }
         if folder != lastFolderTime {
             lastFolderTime = folder
-            _ = try? PhotoLibrary.reconcile(database, photos: location.photos)
+            _ = try? PhotoLibrary.reconcile(database, location)
         }
         lastDataVersion = version
         publish()
@@ -534,14 +592,19 @@ public actor PhotoLibrary {
         (try? database.query("PRAGMA data_version").first?.first?.integer) ?? 0
     }
 
-    /// The photos folder's modification time (changes when files are added or removed).
+    /// The folders' modification times together (change when files are added or removed).
     private func folderTime() -> Double {
-        PhotoLibrary.modificationTime(of: location.photos) ?? 0
+        (PhotoLibrary.modificationTime(of: location.photos) ?? 0) + 1e6 * (PhotoLibrary.modificationTime(of: location.videos) ?? 0)
     }
 
     /// Whether a file name has a photo extension the library indexes.
     static func isPhotoName(_ name: String) -> Bool {
         ["jpg", "jpeg", "png", "heic", "heif", "avif"].contains((name as NSString).pathExtension.lowercased())
+    }
+
+    /// Whether a file name has a movie extension the library indexes.
+    static func isVideoName(_ name: String) -> Bool {
+        ["mp4", "m4v", "mov", "webm", "mkv"].contains((name as NSString).pathExtension.lowercased())
     }
 
     /// A file's modification time in seconds (nanosecond precision).
@@ -583,7 +646,7 @@ public actor PhotoLibrary {
 
     private func assets(where clause: String, _ parameters: [Database.Value]) throws(LibraryError) -> [Asset] {
         let rows = try database.query("""
-            SELECT id, media_type, path, width, height, created, orientation, favorite, latitude, longitude, altitude, size
+            SELECT id, media_type, path, width, height, created, orientation, favorite, latitude, longitude, altitude, size, duration
             FROM assets WHERE \(clause)
             """, parameters)
         return rows.map { row in
@@ -591,7 +654,7 @@ public actor PhotoLibrary {
             return Asset(id: row[0].text ?? "", mediaType: Asset.MediaType(rawValue: row[1].text ?? "") ?? .photo, path: row[2].text ?? "",
                          pixelWidth: Int(row[3].integer ?? 0), pixelHeight: Int(row[4].integer ?? 0), creationDate: row[5].real ?? 0,
                          orientation: ExifOrientation(rawValue: Int(row[6].integer ?? 1)) ?? .up, isFavorite: row[7].integer == 1,
-                         location: location, fileSize: Int(row[11].integer ?? 0))
+                         location: location, fileSize: Int(row[11].integer ?? 0), duration: row[12].real)
         }
     }
 }

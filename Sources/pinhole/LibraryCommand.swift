@@ -7,12 +7,14 @@ enum LibraryCommand {
     static let help = """
     Usage: pinhole library COMMAND [options]
 
-    The photo library: $XDG_PICTURES_DIR/Camera (files) and $XDG_DATA_HOME/pinhole/library.sqlite3 (index).
+    The photo library: photos in $XDG_PICTURES_DIR/Camera, videos in $XDG_VIDEOS_DIR/Camera, and an
+    index in $XDG_DATA_HOME/pinhole/library.sqlite3 (PINHOLE_LIBRARY=DIR: a self-contained library in DIR).
 
       list [--json] [--type photo|video] [--favorites] [--album NAME] [--since DATE] [--limit N]
                                        newest first; DATE is YYYY-MM-DD or YYYY-MM-DDTHH:MM (local time)
       info ID [--json]
-      import FILE…                     copy images in (JPEG, PNG, HEIF; checked; duplicates reported)
+      import FILE…                     copy photos (JPEG, PNG, HEIF, WebP) and videos (MP4, MOV, WebM, MKV) in;
+                                       checked first; duplicates reported, not added
       export ID… --to DIR [--strip-location]
       delete ID…                       move to the Trash (restorable)
       restore ID…                      bring back from the Trash
@@ -167,7 +169,16 @@ enum LibraryCommand {
         let date = Date(timeIntervalSince1970: asset.creationDate)
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
-        return "\(asset.id)  \(formatter.string(from: date))  \(asset.pixelWidth)×\(asset.pixelHeight)\(asset.isFavorite ? "  ★" : "")  \(asset.path)"
+        let length = asset.duration.map { "  " + duration($0) } ?? ""
+        return "\(asset.id)  \(formatter.string(from: date))  \(asset.pixelWidth)×\(asset.pixelHeight)\(length)\(asset.isFavorite ? "  ★" : "")  \(asset.path)"
+    }
+
+    /// "0:07", "12:03", "1:02:03".
+    static func duration(_ seconds: Double) -> String {
+        let total = Int(seconds.rounded())
+        let (hours, minutes, rest) = (total / 3600, total / 60 % 60, total % 60)
+        let twoDigits = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
+        return hours > 0 ? "\(hours):\(twoDigits(minutes)):\(twoDigits(rest))" : "\(minutes):\(twoDigits(rest))"
     }
 
     static func describe(_ asset: Asset) -> [String: Any] {
@@ -175,6 +186,7 @@ enum LibraryCommand {
                                      "height": asset.pixelHeight, "created": ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: asset.creationDate)),
                                      "orientation": asset.orientation.rawValue, "favorite": asset.isFavorite, "size": asset.fileSize]
         if let location = asset.location { object["latitude"] = location.latitude; object["longitude"] = location.longitude }
+        if let duration = asset.duration { object["duration"] = (duration * 1000).rounded() / 1000 }
         return object
     }
 

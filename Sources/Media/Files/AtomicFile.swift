@@ -18,6 +18,80 @@ public enum AtomicFile {
     public static func write(_ bytes: UnsafeRawBufferPointer, to path: String, createFolders: Bool = true, crashPoint: String = "file-written") throws(MediaError) -> String {
         let (folder, name) = split(path)
         if createFolders { try makeFolders(folder) }
+        let (fd, temporary) = try createTemporary(folder: folder, name: name, for: path)
+        var written = 0
+        while written < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + written, bytes.count - written)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw abandon(fd, temporary, path, errno) }
+            written += n
+        }
+        return try commit(fd, temporary, to: path, folder: folder, crashPoint: crashPoint)
+    }
+
+    /// Copies the file at `source` to `path` the same way (temporary name, fsync, no-overwrite
+    /// link, folder fsync), streaming it: a movie of any size never sits in memory.
+    @discardableResult
+    public static func copy(from source: String, to path: String, createFolders: Bool = true, crashPoint: String = "file-written") throws(MediaError) -> String {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw failure(source, errno) }
+        defer { close(input) }
+        let (folder, name) = split(path)
+        if createFolders { try makeFolders(folder) }
+        let (fd, temporary) = try createTemporary(folder: folder, name: name, for: path)
+        // sendfile copies inside the kernel; read and write when it cannot (some file systems).
+        var chunk: [UInt8] = []
+        while true {
+            let n = sendfile(fd, input, nil, 1 << 24)
+            if n > 0 { continue }
+            if n == 0 { break }
+            let code = errno
+            if code == EINTR { continue }
+            guard code == EXDEV || code == ENOSYS || code == EINVAL || code == EOPNOTSUPP else { throw abandon(fd, temporary, path, code) }
+            if chunk.isEmpty { chunk = [UInt8](repeating: 0, count: 1 << 20) }
+            let got = chunk.withUnsafeMutableBytes { Glibc.read(input, $0.baseAddress!, $0.count) }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else { throw abandon(fd, temporary, source, errno) }
+            if got == 0 { break }
+            var done = 0
+            while done < got {
+                let put = chunk.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, got - done) }
+                if put < 0, errno == EINTR { continue }
+                guard put > 0 else { throw abandon(fd, temporary, path, errno) }
+                done += put
+            }
+        }
+        return try commit(fd, temporary, to: path, folder: folder, crashPoint: crashPoint)
+    }
+
+    /// Moves the finished file `source` to `path` without copying when both are on one file
+    /// system (fsync the file, link it under the first free name, fsync the folder; the caller
+    /// removes `source` once it has recorded the new path); copies it otherwise.
+    @discardableResult
+    public static func place(_ source: String, at path: String, crashPoint: String = "file-written") throws(MediaError) -> String {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw failure(source, errno) }
+        let synced = fsync(input) == 0
+        close(input)
+        guard synced else { throw failure(source, errno) }
+        let (folder, _) = split(path)
+        try makeFolders(folder)
+        CrashPoint.reached(crashPoint)
+        var target = path
+        var number = 2
+        while link(source, target) != 0 {
+            let code = errno
+            if code == EXDEV || code == EPERM { return try copy(from: source, to: path, createFolders: false, crashPoint: crashPoint) }
+            guard code == EEXIST, number < 10_000 else { throw failure(path, code) }
+            target = suffixed(path, number)
+            number += 1
+        }
+        syncFolder(folder)
+        return target
+    }
+
+    /// Creates `.NAME.PID.N.tmp` in `folder` (O_EXCL).
+    private static func createTemporary(folder: String, name: String, for path: String) throws(MediaError) -> (Int32, String) {
         var temporary = ""
         var fd: Int32 = -1
         for attempt in 0..<100 {
@@ -26,27 +100,23 @@ public enum AtomicFile {
             if fd >= 0 || errno != EEXIST { break }
         }
         guard fd >= 0 else { throw failure(path, errno) }
-        var written = 0
-        while written < bytes.count {
-            let n = Glibc.write(fd, bytes.baseAddress! + written, bytes.count - written)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                let code = errno
-                close(fd)
-                unlink(temporary)
-                throw failure(path, code)
-            }
-            written += n
-        }
-        guard fsync(fd) == 0 else {
-            let code = errno
-            close(fd)
-            unlink(temporary)
-            throw failure(path, code)
-        }
+        return (fd, temporary)
+    }
+
+    /// Closes and removes a temporary file after a failure; returns the error to throw.
+    private static func abandon(_ fd: Int32, _ temporary: String, _ path: String, _ code: Int32) -> MediaError {
+        close(fd)
+        unlink(temporary)
+        return failure(path, code)
+    }
+
+    /// fsyncs and closes the temporary file, links it under `path` or the first free suffixed
+    /// name (link() fails with EEXIST instead of replacing: the no-overwrite rename), removes
+    /// the temporary name and fsyncs the folder.
+    private static func commit(_ fd: Int32, _ temporary: String, to path: String, folder: String, crashPoint: String) throws(MediaError) -> String {
+        guard fsync(fd) == 0 else { throw abandon(fd, temporary, path, errno) }
         close(fd)
         CrashPoint.reached(crashPoint)
-        // link() fails with EEXIST instead of replacing: the no-overwrite rename.
         var target = path
         var number = 2
         while link(temporary, target) != 0 {
@@ -59,12 +129,17 @@ public enum AtomicFile {
             number += 1
         }
         unlink(temporary)
+        syncFolder(folder)
+        return target
+    }
+
+    /// fsyncs a folder, so a new name in it survives a power cut.
+    private static func syncFolder(_ folder: String) {
         let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dir >= 0 {
             fsync(dir)
             close(dir)
         }
-        return target
     }
 
     /// "folder/name (n).ext".

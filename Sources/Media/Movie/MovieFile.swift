@@ -23,6 +23,8 @@ public struct MovieInfo: Sendable, Equatable {
     public let creationDate: Double?
     /// The clockwise turn that shows the video upright (from the display matrix a phone writes).
     public let rotation: Rotation
+    /// Where it was recorded (an ISO 6709 `location` tag, as phones write), if the file says.
+    public let location: ExifLocation?
 
     /// The size as displayed (after `rotation`).
     public var displaySize: (width: Int, height: Int) { rotation.swapsDimensions ? (height, width) : (width, height) }
@@ -92,7 +94,8 @@ public final class MovieFile {
             frameRate: rate.den > 0 && rate.num > 0 ? av_q2d(rate) : nil,
             frameCount: stream.pointee.nb_frames > 0 ? Int(stream.pointee.nb_frames) : nil,
             creationDate: MovieFile.creationTime(context.pointee.metadata) ?? MovieFile.creationTime(stream.pointee.metadata),
-            rotation: rotation)
+            rotation: rotation,
+            location: MovieFile.location(context.pointee.metadata))
     }
 
     deinit { avformat_close_input(&context) }
@@ -182,6 +185,33 @@ public final class MovieFile {
         parts.tm_min = digits[4]
         parts.tm_sec = digits[5]
         return Double(timegm(&parts))
+    }
+
+    /// The ISO 6709 location ("+48.8577+002.2950+035.000/") of a `location` tag (MP4's ©xyz,
+    /// QuickTime's com.apple.quicktime.location.ISO6709).
+    private static func location(_ metadata: OpaquePointer?) -> ExifLocation? {
+        let entry = av_dict_get(metadata, "location", nil, 0) ?? av_dict_get(metadata, "com.apple.quicktime.location.ISO6709", nil, 0)
+        guard let value = entry?.pointee.value else { return nil }
+        return parseISO6709(String(cString: value))
+    }
+
+    /// Parses "±DD.DDDD±DDD.DDDD[±AAA.AAA]/" (decimal degrees; the common form).
+    static func parseISO6709(_ text: String) -> ExifLocation? {
+        var numbers: [Double] = []
+        var current = ""
+        for character in text {
+            if character == "+" || character == "-" || character == "/" {
+                if let value = Double(current) { numbers.append(value) }
+                current = character == "/" ? "" : String(character)
+            } else if character.isNumber || character == "." {
+                current.append(character)
+            } else {
+                return nil
+            }
+        }
+        if let value = Double(current) { numbers.append(value) }
+        guard numbers.count >= 2, abs(numbers[0]) <= 90, abs(numbers[1]) <= 180 else { return nil }
+        return ExifLocation(latitude: numbers[0], longitude: numbers[1], altitude: numbers.count > 2 ? numbers[2] : nil)
     }
 
     /// FFmpeg's text for an error code.
