@@ -14,9 +14,17 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFound(String)
     /// Writing a file failed (disk full, permissions…).
     case cannotWrite(path: String, reason: String)
+    /// An asset cannot be exported as asked.
+    case cannotExport(id: String, reason: String)
 
     /// A one-line explanation for people.
     public var description: String {
+        let text = sentence
+        return text.hasSuffix("..") ? String(text.dropLast()) : text
+    }
+
+    /// The explanation, before a doubled full stop (a reason that ends with one) is removed.
+    private var sentence: String {
         switch self {
         case let .accessDenied(path, reason): "The photo library at \(path) cannot be used: \(reason). Check the folder's permissions."
         case let .index(reason): "The library index failed: \(reason). Run `pinhole library verify --repair` to rebuild it."
@@ -24,6 +32,7 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .duplicate(path, existing): "\(path) is already in the library as \(existing)."
         case let .notFound(id): "No photo or video '\(id)' in the library. List them with `pinhole library list`."
         case let .cannotWrite(path, reason): "Cannot save \(path): \(reason). Free some space or choose another folder."
+        case let .cannotExport(id, reason): "Cannot export \(id): \(reason)."
         }
     }
 

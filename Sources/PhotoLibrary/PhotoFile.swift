@@ -28,7 +28,7 @@ struct PhotoFile {
             case .png:
                 let info = try PNGCodec.info(data)
                 (width, height) = (info.width, info.height)
-                metadata = nil
+                metadata = PNGCodec.exifPayload(data).flatMap { try? ExifMetadata(exifPayload: $0) }
             case .heif:
                 let size = try HEIFCodec.size(data)
                 (width, height) = (size.width, size.height)

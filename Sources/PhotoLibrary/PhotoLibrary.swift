@@ -310,22 +310,27 @@ public actor PhotoLibrary {
         return try ThumbnailCache(folder: location.thumbnails).thumbnail(of: asset.path, size: size)
     }
 
-    /// Copies assets' files into `folder` unchanged, or with location metadata removed; returns the paths written.
+    /// Copies assets' files into `folder` unchanged, or with EXIF location removed (JPEG, PNG,
+    /// HEIF, WebP; nothing else in the file changes); returns the paths written.
     public func export(ids: [String], to folder: String, stripLocation: Bool = false) throws(LibraryError) -> [String] {
         var written: [String] = []
         for id in ids {
             guard let asset = try asset(id: id) else { throw LibraryError.notFound(id) }
+            if stripLocation, asset.mediaType == .video, asset.location != nil {
+                throw .cannotExport(id: asset.id, reason: "removing the location from a video is not supported yet; export it without --strip-location, or not at all")
+            }
             let target = folder + "/" + (asset.path as NSString).lastPathComponent
-            do {
+            do throws(MediaError) {
                 if asset.mediaType == .video {
                     written.append(try AtomicFile.copy(from: asset.path, to: target))
-                    continue
+                } else {
+                    var data = try FileBytes.read(path: asset.path)
+                    if stripLocation { data = try LocationRemoval.removingLocation(from: data) }
+                    written.append(try AtomicFile.write(data, to: target))
                 }
-                var data = try FileBytes.read(path: asset.path)
-                if stripLocation, ImageKind(sniffing: data) == .jpeg { data = try JPEGExif.removingLocation(from: data) }
-                written.append(try AtomicFile.write(data, to: target))
             } catch {
-                throw LibraryError.from(error)
+                if case .io = error { throw LibraryError.from(error) }
+                throw .cannotExport(id: asset.id, reason: error.description)
             }
         }
         return written

@@ -202,6 +202,34 @@ struct PhotoLibraryChangeTests {
         #expect(stripped.keys.filter { $0.contains("GPS") }.isEmpty, "\(stripped.keys.filter { $0.contains("GPS") })")
         #expect(jsonText(stripped["EXIF:Make"]) == "Pinhole")
     }
+
+    @Test("PNG (eXIf) and HEIF exports lose their GPS tags and keep everything else: same pixels, same other tags", arguments: ["png", "heic"])
+    func stripOtherKinds(kind: String) async throws {
+        let folder = try TemporaryDirectory()
+        let library = try PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t")))
+        let image = try SyntheticImage.photoLike(width: 160, height: 120)
+        let metadata = ExifMetadata(make: "Pinhole", model: "Strip", location: ExifLocation(latitude: 48.8583, longitude: 2.2945, altitude: 35))
+        let exif = try metadata.encoded()
+        let data = kind == "png" ? try PNGCodec.encode(image, exif: exif) : try HEIFCodec.encode(image, quality: 70, exif: exif)
+        let photo = try await library.addPhoto(data: data)
+        #expect(photo.location.map { abs($0.latitude - 48.8583) < 0.001 } == true, "the library reads the \(kind)'s location")
+        let exported = try await library.export(ids: [photo.id], to: folder.path("private"), stripLocation: true)[0]
+        let exiftool = try ExifTool.locate()
+        let before = try exiftool.tags(URL(fileURLWithPath: photo.path)), after = try exiftool.tags(URL(fileURLWithPath: exported))
+        #expect(before.keys.contains { $0.contains("GPSLatitude") })
+        #expect(after.keys.filter { $0.contains("GPS") }.isEmpty, "\(after.keys.filter { $0.contains("GPS") })")
+        #expect(jsonText(after["EXIF:Make"]) == "Pinhole" && jsonText(after["EXIF:Model"]) == "Strip")
+        #expect(after.keys.filter { $0.hasPrefix("ExifTool:Warning") || $0.hasPrefix("ExifTool:Error") }.isEmpty, "\(after)")
+        let original = try FileBytes.read(path: photo.path), copy = try FileBytes.read(path: exported)
+        #expect(original.count == copy.count, "same length: nothing but the GPS bytes changed")
+        if kind == "png" {
+            #expect(try runTool("pngcheck", [exported]).status == 0, "chunk CRCs are right")
+            #expect(try PNGCodec.decode(copy, to: .bgra).packedBytes() == PNGCodec.decode(original, to: .bgra).packedBytes())
+        } else {
+            #expect(try runTool("heif-info", [exported]).status == 0)
+            #expect(try HEIFCodec.decode(copy, to: .bgra).packedBytes() == HEIFCodec.decode(original, to: .bgra).packedBytes())
+        }
+    }
 }
 
 @Suite("Thumbnail cache")

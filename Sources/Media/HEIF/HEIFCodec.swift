@@ -146,6 +146,12 @@ public enum HEIFCodec {
 
     /// The EXIF block of the primary image as an APP1-style payload ("Exif\0\0" + TIFF), if any.
     public static func exifPayload(_ data: [UInt8]) throws(MediaError) -> [UInt8]? {
+        try exifTIFFBlock(data).map { Array("Exif\0\0".utf8) + $0 }
+    }
+
+    /// The primary image's EXIF TIFF structure exactly as the file stores it (after the 4-byte
+    /// offset libheif reports), or nil when there is none.
+    static func exifTIFFBlock(_ data: [UInt8]) throws(MediaError) -> [UInt8]? {
         try withPrimaryImage(data) { handle throws(MediaError) -> [UInt8]? in
             var id: heif_item_id = 0
             guard heif_image_handle_get_list_of_metadata_block_IDs(handle, "Exif", &id, 1) == 1 else { return nil }
@@ -156,7 +162,7 @@ public enum HEIFCodec {
             // The block starts with a 4-byte big-endian offset to the TIFF header.
             let offset = Int(block[0]) << 24 | Int(block[1]) << 16 | Int(block[2]) << 8 | Int(block[3])
             guard 4 + offset < block.count else { throw .corruptData(format: "HEIF", reason: "the EXIF block's offset points past its end") }
-            return Array("Exif\0\0".utf8) + block[(4 + offset)...]
+            return Array(block[(4 + offset)...])
         }
     }
 
