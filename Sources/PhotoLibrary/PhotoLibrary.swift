@@ -541,7 +541,7 @@ public actor PhotoLibrary {
 
     /// Whether a file name has a photo extension the library indexes.
     static func isPhotoName(_ name: String) -> Bool {
-        ["jpg", "jpeg", "png", "heic", "heif", "avif"].contains((name as NSString).pathExtension.lowercased())
+        ["jpg", "jpeg", "png", "heic", "heif", "avif", "webp"].contains((name as NSString).pathExtension.lowercased())
     }
 
     /// A file's modification time in seconds (nanosecond precision).

@@ -12,7 +12,7 @@ enum LibraryCommand {
       list [--json] [--type photo|video] [--favorites] [--album NAME] [--since DATE] [--limit N]
                                        newest first; DATE is YYYY-MM-DD or YYYY-MM-DDTHH:MM (local time)
       info ID [--json]
-      import FILE…                     copy images in (JPEG, PNG, HEIF; checked; duplicates reported)
+      import FILE…                     copy images in (JPEG, PNG, HEIF, WebP; checked; duplicates reported)
       export ID… --to DIR [--strip-location]
       delete ID…                       move to the Trash (restorable)
       restore ID…                      bring back from the Trash

@@ -59,7 +59,7 @@ struct PhotoLibraryTests {
         let good = try jpeg(hour: 10, minute: 0)
         let cases: [(String, [UInt8], String)] = [
             ("half.jpg", Array(good.prefix(good.count / 2)), "truncated"),
-            ("random.png", randomBytes(4000, seed: 3), "not a JPEG, PNG or HEIF"),
+            ("random.png", randomBytes(4000, seed: 3), "not a JPEG, PNG, HEIF or WebP"),
             ("empty.jpg", [], "empty"),
             ("bomb.png", pngHeaderOnly(width: 100_000, height: 100_000), "over the limit"),
         ]
