@@ -12,12 +12,12 @@ struct PhotoFile {
     /// file, when asked for (not while rebuilding an index: thousands would not fit in memory).
     let thumbnail: PixelBuffer?
 
-    /// Reads and checks `data`: it must be a JPEG, PNG or HEIF that decodes (a small DCT-scaled
+    /// Reads and checks `data`: it must be a JPEG, PNG, HEIF or WebP that decodes (a small DCT-scaled
     /// decode catches truncation and damage without decoding the whole image).
     init(data: [UInt8], name: String, keepThumbnail: Bool = false) throws(LibraryError) {
         guard !data.isEmpty else { throw .unsupportedFile(path: name, reason: "the file is empty") }
         guard let kind = ImageKind(sniffing: data) else {
-            throw .unsupportedFile(path: name, reason: "it is not a JPEG, PNG or HEIF image")
+            throw .unsupportedFile(path: name, reason: "it is not a JPEG, PNG, HEIF or WebP image")
         }
         do {
             switch kind {
@@ -33,6 +33,10 @@ struct PhotoFile {
                 let size = try HEIFCodec.size(data)
                 (width, height) = (size.width, size.height)
                 metadata = (try? HEIFCodec.exifPayload(data)).flatMap { $0 }.flatMap { try? ExifMetadata(exifPayload: $0) }
+            case .webp:
+                let info = try WebPCodec.info(data)
+                (width, height) = (info.width, info.height)
+                metadata = WebPCodec.exifPayload(data).flatMap { try? ExifMetadata(exifPayload: $0) }
             }
             try DecodingLimitsCheck.check(width: width, height: height)
             let made = try Thumbnailer().thumbnail(of: data, size: keepThumbnail ? .large : .normal)
@@ -49,6 +53,7 @@ struct PhotoFile {
         case .jpeg: "jpg"
         case .png: "png"
         case .heif: "heic"
+        case .webp: "webp"
         }
     }
 

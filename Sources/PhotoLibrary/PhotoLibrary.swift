@@ -222,7 +222,7 @@ public actor PhotoLibrary {
 
     // MARK: - Adding
 
-    /// Adds a photo from its file bytes (JPEG, PNG or HEIF, checked), saved as "Photo from
+    /// Adds a photo from its file bytes (JPEG, PNG, HEIF or WebP, checked), saved as "Photo from
     /// DATE.ext" in the photos folder; refuses content already in the library.
     @discardableResult
     public func addPhoto(data: [UInt8], name: String = "the photo") throws(LibraryError) -> Asset {
@@ -604,7 +604,7 @@ public actor PhotoLibrary {
 
     /// Whether a file name has a photo extension the library indexes.
     static func isPhotoName(_ name: String) -> Bool {
-        ["jpg", "jpeg", "png", "heic", "heif", "avif"].contains((name as NSString).pathExtension.lowercased())
+        ["jpg", "jpeg", "png", "heic", "heif", "avif", "webp"].contains((name as NSString).pathExtension.lowercased())
     }
 
     /// Whether a file name has a movie extension the library indexes.

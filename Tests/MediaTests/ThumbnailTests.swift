@@ -62,7 +62,7 @@ struct ThumbnailTests {
             _ = try thumbnailer.thumbnail(ofFile: junk, longestSide: 128)
             Issue.record("random bytes made a thumbnail")
         } catch {
-            #expect(error.description.contains("not a JPEG, PNG or HEIF"))
+            #expect(error.description.contains("not a JPEG, PNG, HEIF or WebP"))
         }
         #expect(throws: MediaError.self) { try thumbnailer.thumbnail(of: pngHeaderOnly(width: 100_000, height: 100_000), longestSide: 128) }
     }

@@ -59,7 +59,7 @@ struct PhotoLibraryTests {
         let good = try jpeg(hour: 10, minute: 0)
         let cases: [(String, [UInt8], String)] = [
             ("half.jpg", Array(good.prefix(good.count / 2)), "truncated"),
-            ("random.png", randomBytes(4000, seed: 3), "not a JPEG, PNG or HEIF"),
+            ("random.png", randomBytes(4000, seed: 3), "not a JPEG, PNG, HEIF or WebP"),
             ("empty.jpg", [], "empty"),
             ("bomb.png", pngHeaderOnly(width: 100_000, height: 100_000), "over the limit"),
         ]
@@ -203,14 +203,25 @@ struct PhotoLibraryChangeTests {
         #expect(jsonText(stripped["EXIF:Make"]) == "Pinhole")
     }
 
-    @Test("PNG (eXIf) and HEIF exports lose their GPS tags and keep everything else: same pixels, same other tags", arguments: ["png", "heic"])
+    @Test("PNG (eXIf), HEIF and WebP exports lose their GPS tags and keep everything else: same pixels, same other tags",
+          arguments: ["png", "heic", "webp"])
     func stripOtherKinds(kind: String) async throws {
         let folder = try TemporaryDirectory()
         let library = try PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t")))
         let image = try SyntheticImage.photoLike(width: 160, height: 120)
         let metadata = ExifMetadata(make: "Pinhole", model: "Strip", location: ExifLocation(latitude: 48.8583, longitude: 2.2945, altitude: 35))
         let exif = try metadata.encoded()
-        let data = kind == "png" ? try PNGCodec.encode(image, exif: exif) : try HEIFCodec.encode(image, quality: 70, exif: exif)
+        let data: [UInt8]
+        switch kind {
+        case "png": data = try PNGCodec.encode(image, exif: exif)
+        case "heic": data = try HEIFCodec.encode(image, quality: 70, exif: exif)
+        default:
+            // webpmux (libwebp's own tool) adds the EXIF chunk: the TIFF block, as the WebP spec has it.
+            let plain = try folder.file("plain.webp", WebPCodec.encode(image, quality: 80))
+            let block = try folder.file("exif.bin", Array(exif.dropFirst(ExifPayload.header.count)))
+            #expect(try runTool("webpmux", ["-set", "exif", block.path, plain.path, "-o", folder.path("tagged.webp")]).status == 0)
+            data = try FileBytes.read(path: folder.path("tagged.webp"))
+        }
         let photo = try await library.addPhoto(data: data)
         #expect(photo.location.map { abs($0.latitude - 48.8583) < 0.001 } == true, "the library reads the \(kind)'s location")
         let exported = try await library.export(ids: [photo.id], to: folder.path("private"), stripLocation: true)[0]
@@ -225,6 +236,9 @@ struct PhotoLibraryChangeTests {
         if kind == "png" {
             #expect(try runTool("pngcheck", [exported]).status == 0, "chunk CRCs are right")
             #expect(try PNGCodec.decode(copy, to: .bgra).packedBytes() == PNGCodec.decode(original, to: .bgra).packedBytes())
+        } else if kind == "webp" {
+            #expect(try runTool("webpinfo", [exported]).status == 0)
+            #expect(try WebPCodec.decode(copy).packedBytes() == WebPCodec.decode(original).packedBytes())
         } else {
             #expect(try runTool("heif-info", [exported]).status == 0)
             #expect(try HEIFCodec.decode(copy, to: .bgra).packedBytes() == HEIFCodec.decode(original, to: .bgra).packedBytes())

@@ -92,7 +92,7 @@ struct CLITests {
         let lines = imported.stdout.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
         #expect(lines.count == 1)
         let id = lines[0][0], stored = lines[0][1]
-        #expect(imported.stderr.contains("junk.png cannot be imported: it is not a JPEG, PNG or HEIF image"))
+        #expect(imported.stderr.contains("junk.png cannot be imported: it is not a JPEG, PNG, HEIF or WebP image"))
         #expect(imported.stderr.contains("is already in the library as \(stored)"))
         let info = try pinhole(["library", "info", id, "--json"], environment: env)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(info.stdout.utf8)) as? [String: Any])

@@ -7,14 +7,12 @@ public enum LocationRemoval {
     /// A copy of the JPEG, PNG, HEIF or WebP file `data` without EXIF location. A file without
     /// location comes back unchanged; another kind of file throws `.unsupported`.
     public static func removingLocation(from data: [UInt8]) throws(MediaError) -> [UInt8] {
-        if data.count >= 12, Array(data.prefix(4)) == Array("RIFF".utf8), Array(data[8..<12]) == Array("WEBP".utf8) {
-            return try webp(data)
-        }
         switch ImageKind(sniffing: data) {
         case .jpeg: return try JPEGExif.removingLocation(from: data)
         case .png: return try png(data)
         case .heif: return try heif(data)
-        default: throw .unsupported("removing the location from this kind of file (JPEG, PNG, HEIF and WebP are supported)")
+        case .webp: return try webp(data)
+        case nil: throw .unsupported("removing the location from this kind of file (JPEG, PNG, HEIF and WebP are supported)")
         }
     }
 

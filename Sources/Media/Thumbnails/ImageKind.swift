@@ -6,6 +6,8 @@ public enum ImageKind: String, Sendable, CaseIterable {
     case png
     /// HEIF/HEIC (and AVIF, which libheif also reads).
     case heif
+    /// WebP (still images; animated WebP is recognised but not decoded).
+    case webp
 
     /// The kind of `data`, or nil when it is none of them.
     public init?(sniffing data: UnsafeRawBufferPointer) {
@@ -17,6 +19,8 @@ public enum ImageKind: String, Sendable, CaseIterable {
             let brand = String(decoding: data[8..<12], as: UTF8.self)
             guard ["heic", "heix", "hevc", "heim", "heis", "mif1", "msf1", "avif", "avis"].contains(brand) else { return nil }
             self = .heif
+        } else if data.count >= 12, Array(data[0..<4]) == Array("RIFF".utf8), Array(data[8..<12]) == Array("WEBP".utf8) {
+            self = .webp
         } else {
             return nil
         }
@@ -34,6 +38,7 @@ public enum ImageKind: String, Sendable, CaseIterable {
         case .jpeg: "image/jpeg"
         case .png: "image/png"
         case .heif: "image/heif"
+        case .webp: "image/webp"
         }
     }
 }

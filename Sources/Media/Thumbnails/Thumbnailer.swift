@@ -23,9 +23,10 @@ public enum ThumbnailSize: Int, Sendable, CaseIterable {
 /// Makes small previews of still images quickly.
 ///
 /// JPEGs decode with DCT scaling (1/2, 1/4, 1/8), so a 12 MP photo is never decoded at full size
-/// for a 256 px thumbnail; HEIF uses the file's embedded thumbnail when it is large enough; PNG
-/// decodes fully (it has no cheaper path). The result is box-filtered down to fit, is never
-/// enlarged, and is turned upright by the JPEG's EXIF orientation (libheif applies HEIF's own).
+/// for a 256 px thumbnail; HEIF uses the file's embedded thumbnail when it is large enough; WebP
+/// decodes straight to the thumbnail size through libwebp's scaler; PNG decodes fully (it has no
+/// cheaper path). The result is box-filtered down to fit, is never enlarged, and is turned upright
+/// by the JPEG's EXIF orientation (libheif applies HEIF's own).
 public struct Thumbnailer: Sendable {
     private let decoder = JPEGDecoder()
 
@@ -36,7 +37,7 @@ public struct Thumbnailer: Sendable {
     public func thumbnail(of data: [UInt8], longestSide: Int) throws(MediaError) -> PixelBuffer {
         guard longestSide > 0 else { throw .invalidDimensions(width: longestSide, height: longestSide, reason: "a thumbnail needs a positive size") }
         guard let kind = ImageKind(sniffing: data) else {
-            throw .corruptData(format: "image", reason: "not a JPEG, PNG or HEIF file")
+            throw .corruptData(format: "image", reason: "not a JPEG, PNG, HEIF or WebP file")
         }
         let decoded: PixelBuffer
         switch kind {
@@ -50,6 +51,8 @@ public struct Thumbnailer: Sendable {
             decoded = try PNGCodec.decode(data, to: .bgra)
         case .heif:
             decoded = try HEIFCodec.decode(data, to: .bgra, preferThumbnailOf: longestSide)
+        case .webp:
+            decoded = try WebPCodec.decode(data, fittingLongestSide: longestSide)
         }
         let size = PixelTransform.fitting(width: decoded.width, height: decoded.height, longestSide: longestSide)
         let fitted = size.width == decoded.width && size.height == decoded.height
