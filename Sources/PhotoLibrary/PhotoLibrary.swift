@@ -21,6 +21,7 @@ public actor PhotoLibrary {
     private var watcher: Task<Void, Never>?
     private var lastDataVersion: Int64 = -1
     private var lastFolderTime: Double = -1
+    private var thumbnailing: Task<Int, Never>?
 
     /// Opens the library at `location` (the user's by default), creating folders and index, and
     /// (unless `synchronize` is false, as `verify` needs) bringing the index up to date with the files.
@@ -36,8 +37,13 @@ public actor PhotoLibrary {
         database = try PhotoLibrary.openIndex(at: location.index)
         PhotoLibrary.removeLeftovers(in: location.photos)
         PhotoLibrary.removeLeftovers(in: location.videos)
-        if synchronize { _ = try PhotoLibrary.reconcile(database, location) }
+        if synchronize {
+            let changed = try PhotoLibrary.reconcile(database, location).changed
+            thumbnailing = PhotoLibrary.thumbnailInBackground(changed, cache: ThumbnailCache(folder: location.thumbnails), after: nil)
+        }
     }
+
+    deinit { thumbnailing?.cancel() }
 
     private static func reason(_ error: MediaError) -> String {
         if case let .io(_, reason) = error { return reason }
@@ -135,7 +141,52 @@ public actor PhotoLibrary {
     @discardableResult
     public func synchronize() throws(LibraryError) -> (added: Int, removed: Int) {
         defer { publish() }
-        return try PhotoLibrary.reconcile(database, location)
+        let changes = try PhotoLibrary.reconcile(database, location)
+        prepareInBackground(changes.changed)
+        return (changes.added.count, changes.removed)
+    }
+
+    // MARK: - Thumbnails ahead of time
+
+    /// Makes the large thumbnails of files that appeared without one (another program's files, a
+    /// rebuilt index) on a background-priority task, after any earlier such work.
+    private func prepareInBackground(_ paths: [String]) {
+        guard !paths.isEmpty else { return }
+        thumbnailing = PhotoLibrary.thumbnailInBackground(paths, cache: ThumbnailCache(folder: location.thumbnails), after: thumbnailing)
+    }
+
+    private static func thumbnailInBackground(_ paths: [String], cache: ThumbnailCache, after earlier: Task<Int, Never>?) -> Task<Int, Never>? {
+        guard !paths.isEmpty else { return earlier }
+        return Task.detached(priority: .background) {
+            let before = await earlier?.value ?? 0
+            return before + makeThumbnails(paths, cache: cache, size: .large)
+        }
+    }
+
+    /// Makes the missing or stale thumbnails of `paths`; returns how many it made.
+    private static func makeThumbnails(_ paths: [String], cache: ThumbnailCache, size: ThumbnailSize) -> Int {
+        var made = 0
+        for path in paths {
+            if Task.isCancelled { break }
+            if cache.hasCurrentThumbnail(of: path, size: size) { continue }
+            if (try? cache.thumbnail(of: path, size: size)) != nil { made += 1 }
+        }
+        return made
+    }
+
+    /// Waits for the background thumbnails started when files appeared (on open, `synchronize()`,
+    /// or while observing) and returns how many were made since the library opened.
+    public func waitForBackgroundThumbnails() async -> Int {
+        await thumbnailing?.value ?? 0
+    }
+
+    /// Makes every asset's missing or stale thumbnail at `size` now, off the library's actor
+    /// (other calls go on meanwhile), at utility priority; returns how many it made. A gallery
+    /// calls it once for the size it shows; the CLI's `library thumbnails` does too.
+    public nonisolated func prepareThumbnails(size: ThumbnailSize = .large) async throws(LibraryError) -> Int {
+        let paths = try await assets().map(\.path)
+        let cache = ThumbnailCache(folder: location.thumbnails)
+        return await Task.detached(priority: .utility) { PhotoLibrary.makeThumbnails(paths, cache: cache, size: size) }.value
     }
 
     /// What `synchronize()` would change, without changing it.
@@ -154,11 +205,11 @@ public actor PhotoLibrary {
         return photos + videos
     }
 
-    private static func reconcile(_ database: Database, _ location: LibraryLocation) throws(LibraryError) -> (added: Int, removed: Int) {
+    private static func reconcile(_ database: Database, _ location: LibraryLocation) throws(LibraryError) -> (added: [String], changed: [String], removed: Int) {
         let rows = try database.query("SELECT path, size, mtime FROM assets")
         var known: [String: (Int64, Double)] = [:]
         for row in rows { if let path = row[0].text { known[path] = (row[1].integer ?? 0, row[2].real ?? 0) } }
-        var added = 0, removed = 0
+        var added: [String] = [], removed = 0
         var present = Set<String>()
         // Read and check files first (slow), then write every row in one transaction (one sync,
         // not one per file: a 10 000-photo rebuild commits once).
@@ -178,11 +229,11 @@ public actor PhotoLibrary {
                       let contentID = try? ContentHash.identifier(ofFile: path) else { continue }
                 found.append((path, entry, contentID, Int(info.st_size), mtime))
             }
-            if known[path] == nil { added += 1 }
+            if known[path] == nil { added.append(path) }
         }
         let gone = known.keys.filter { !present.contains($0) }
         removed = gone.count
-        guard !found.isEmpty || !gone.isEmpty else { return (0, 0) }
+        guard !found.isEmpty || !gone.isEmpty else { return ([], [], 0) }
         try database.transaction { () throws(LibraryError) in
             for item in found {
                 try database.query("DELETE FROM assets WHERE path = ?", [.text(item.path)])
@@ -190,7 +241,7 @@ public actor PhotoLibrary {
             }
             for path in gone { try database.query("DELETE FROM assets WHERE path = ?", [.text(path)]) }
         }
-        return (added, removed)
+        return (added, found.map(\.path), removed)
     }
 
     /// Inserts the row for a file (its identifier from its content; a second copy of the same
@@ -562,7 +613,7 @@ public actor PhotoLibrary {
         guard folder != lastFolderTime || version != lastDataVersion else { return }
         if folder != lastFolderTime {
             lastFolderTime = folder
-            _ = try? PhotoLibrary.reconcile(database, location)
+            if let changes = try? PhotoLibrary.reconcile(database, location) { prepareInBackground(changes.changed) }
         }
         lastDataVersion = version
         publish()

@@ -20,6 +20,7 @@ enum LibraryCommand {
       restore ID…                      bring back from the Trash
       favorite ID… [--off]
       thumbnail ID [--size normal|large|x-large|xx-large]   print the freedesktop thumbnail's path
+      thumbnails [--size SIZE]         make every missing or stale thumbnail now (default: large)
       albums                           the albums with their sizes
       album create|delete NAME | album rename NAME NEW | album add|remove NAME ID…
       verify [--repair]                check the index against the files (--repair: make them agree)
@@ -102,13 +103,14 @@ enum LibraryCommand {
                 guard !ids.isEmpty else { throw CLIError.usage("favorite needs asset IDs") }
                 try await library.setFavorite(!off, ids: ids)
             case "thumbnail":
-                let sizeName = try options.option("--size") ?? "large"
+                let size = try thumbnailSize(try options.option("--size") ?? "large")
                 let ids = try options.finish(maximumPositionals: 1)
                 guard let id = ids.first else { throw CLIError.usage("thumbnail needs an asset ID") }
-                guard let size = ThumbnailSize.allCases.first(where: { $0.folderName == sizeName }) else {
-                    throw CLIError.usage("--size must be normal, large, x-large or xx-large, not '\(sizeName)'")
-                }
                 output(try await library.thumbnail(for: id, size: size))
+            case "thumbnails":
+                let size = try thumbnailSize(try options.option("--size") ?? "large")
+                _ = try options.finish()
+                output("thumbnails: \(try await library.prepareThumbnails(size: size)) made")
             case "albums":
                 _ = try options.finish()
                 for album in try await library.albums() { output("\(album.name)\t\(album.count)") }
@@ -151,6 +153,14 @@ enum LibraryCommand {
     static func open(synchronize: Bool = true) throws(CLIError) -> PhotoLibrary {
         let location = ProcessInfo.processInfo.environment["PINHOLE_LIBRARY"].map { LibraryLocation(folder: $0) } ?? .user
         do { return try PhotoLibrary(location: location, synchronize: synchronize) } catch { throw .library(error) }
+    }
+
+    /// The freedesktop size named by --size.
+    static func thumbnailSize(_ name: String) throws(CLIError) -> ThumbnailSize {
+        guard let size = ThumbnailSize.allCases.first(where: { $0.folderName == name }) else {
+            throw CLIError.usage("--size must be normal, large, x-large or xx-large, not '\(name)'")
+        }
+        return size
     }
 
     /// Seconds since 1970 of a local date ("2026-11-29") or date and time ("2026-11-29T14:03").

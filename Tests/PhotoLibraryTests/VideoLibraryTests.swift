@@ -146,3 +146,35 @@ struct VideoLibraryTests {
         #expect(try sqlite(location.index, "PRAGMA user_version") == "2")
     }
 }
+
+@Suite("Thumbnails ahead of time")
+struct BackgroundThumbnailTests {
+    @Test("files that appear without thumbnails get them in the background; prepareThumbnails fills a size once")
+    func background() async throws {
+        let folder = try TemporaryDirectory()
+        let location = LibraryLocation(folder: folder.path("library"), trash: folder.path("Trash"), thumbnails: folder.path("thumbnails"))
+        try FileManager.default.createDirectory(atPath: location.photos, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: location.videos, withIntermediateDirectories: true)
+        for hour in 8..<11 { try Data(jpeg(hour: hour, minute: 0, seed: UInt64(hour))).write(to: URL(fileURLWithPath: location.photos + "/copied \(hour).jpg")) }
+        try makeTestMovie(location.videos + "/copied.mp4", seconds: 1)
+        let cache = ThumbnailCache(folder: location.thumbnails)
+        let library = try PhotoLibrary(location: location)
+        #expect(await library.waitForBackgroundThumbnails() == 4)
+        let assets = try await library.assets()
+        #expect(assets.count == 4)
+        for asset in assets {
+            let check = try runTool("pngcheck", ["-t", cache.path(for: asset.path, size: .large)])
+            #expect(check.status == 0 && check.stdout.contains("Thumb::MTime"), "\(asset.path): \(check.stdout)")
+        }
+        // Another program adds a file while the library is open: synchronize() notices it and
+        // its thumbnail follows in the background.
+        try Data(jpeg(hour: 12, minute: 0, seed: 12)).write(to: URL(fileURLWithPath: location.photos + "/later.jpg"))
+        #expect(try await library.synchronize().added == 1)
+        #expect(await library.waitForBackgroundThumbnails() == 5)
+        #expect(cache.hasCurrentThumbnail(of: location.photos + "/later.jpg", size: .large))
+        // Another size on request: made once, then current.
+        #expect(try await library.prepareThumbnails(size: .normal) == 5)
+        #expect(try await library.prepareThumbnails(size: .normal) == 0)
+        #expect(assets.allSatisfy { cache.hasCurrentThumbnail(of: $0.path, size: .normal) })
+    }
+}

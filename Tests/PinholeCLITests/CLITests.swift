@@ -128,6 +128,30 @@ struct CLITests {
         #expect(try pinhole(["library", "list"], environment: env).stdout.split(separator: "\n").count == 2)
     }
 
+    @Test("library with videos: import into XDG_VIDEOS_DIR/Camera, list --type video with durations, thumbnails, a fake movie refused")
+    func libraryVideos() throws {
+        let folder = try TemporaryDirectory()
+        let env = try isolatedEnvironment(folder)
+        let movie = folder.path("clip.webm"), fake = try folder.file("fake.mp4", randomBytes(4096, seed: 2)).path
+        try makeTestMovie(movie, seconds: 3, size: "320x240", codec: "vp9")
+        let photo = try folder.file("p.jpg", JPEGEncoder().encode(SyntheticImage.photoLike(width: 200, height: 100))).path
+        let imported = try pinhole(["library", "import", movie, photo, fake], environment: env)
+        #expect(imported.status == 1 && imported.stderr.contains("fake.mp4 cannot be imported"), "\(imported.stderr)")
+        #expect(imported.stderr.split(separator: "\n").count == 1)
+        let listed = try pinhole(["library", "list", "--type", "video", "--json"], environment: env)
+        let videos = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        #expect(videos.count == 1)
+        #expect(videos.first?["type"] as? String == "video" && abs((videos.first?["duration"] as? Double ?? 0) - 3) < 0.1)
+        let path = try #require(videos.first?["path"] as? String)
+        #expect(path.hasPrefix(folder.path("Videos/Camera/Video from ")) && path.hasSuffix(".webm"), "\(path)")
+        #expect(try pinhole(["library", "list", "--type", "video"], environment: env).stdout.contains("  0:03  "))
+        #expect(try pinhole(["library", "list", "--type", "photo"], environment: env).stdout.split(separator: "\n").count == 1)
+        // Thumbnails: both exist already at large (made at import); --size normal makes two.
+        #expect(try pinhole(["library", "thumbnails"], environment: env).stdout == "thumbnails: 0 made\n")
+        #expect(try pinhole(["library", "thumbnails", "--size", "normal"], environment: env).stdout == "thumbnails: 2 made\n")
+        #expect(try pinhole(["library", "thumbnails", "--size", "huge"], environment: env).status == 2)
+    }
+
     @Test("snap -o, --size, --format, --count: every photo is a new file, none overwritten")
     func snapOptions() throws {
         let folder = try TemporaryDirectory()

@@ -37,10 +37,7 @@ public struct ThumbnailCache: Sendable {
         let mtime = String(info.st_mtim.tv_sec)
         let uri = ThumbnailCache.uri(for: path)
         let target = self.path(for: path, size: size)
-        if let existing = try? FileBytes.read(path: target, limit: 16 << 20), let text = PNGText.read(existing),
-           text["Thumb::URI"] == uri, text["Thumb::MTime"] == mtime {
-            return target
-        }
+        if isCurrent(target, uri: uri, mtime: mtime) { return target }
         let image: PixelBuffer
         do {
             image = try Thumbnailer().thumbnail(ofFile: path, longestSide: size.rawValue)
@@ -49,6 +46,19 @@ public struct ThumbnailCache: Sendable {
             throw .unsupportedFile(path: path, reason: error.description)
         }
         return try store(image, for: path, size: size, info: info)
+    }
+
+    /// Whether the cache holds an up-to-date thumbnail of `path` at `size` (Thumb::URI and
+    /// Thumb::MTime match the file).
+    public func hasCurrentThumbnail(of path: String, size: ThumbnailSize) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return isCurrent(self.path(for: path, size: size), uri: ThumbnailCache.uri(for: path), mtime: String(info.st_mtim.tv_sec))
+    }
+
+    private func isCurrent(_ thumbnail: String, uri: String, mtime: String) -> Bool {
+        guard let existing = try? FileBytes.read(path: thumbnail, limit: 16 << 20), let text = PNGText.read(existing) else { return false }
+        return text["Thumb::URI"] == uri && text["Thumb::MTime"] == mtime
     }
 
     /// Saves an already made thumbnail of `path` (e.g. from the decode that checked an import).
