@@ -16,13 +16,34 @@ Run `pinhole COMMAND --help` for a command's options.
 \(ExitCode.help)
 """
 
-let arguments = Array(CommandLine.arguments.dropFirst())
+/// The arguments as given. A file name that is not valid UTF-8 (Latin-1 names from an old system
+/// or a camera card) cannot be a Swift String without changing it; such an argument that names a
+/// readable file is opened once and passed on as /proc/self/fd/N, which reads the same file, so it
+/// can still be imported. `displayNames` maps those back to the name with U+FFFD for messages.
+let (arguments, displayNames): ([String], [String: String]) = {
+    var texts: [String] = [], names: [String: String] = [:]
+    for index in 1..<Int(CommandLine.argc) {
+        guard let raw = CommandLine.unsafeArgv[index] else { continue }
+        if let text = String(validatingCString: raw) { texts.append(text); continue }
+        let repaired = String(decoding: UnsafeRawBufferPointer(start: raw, count: strlen(raw)), as: UTF8.self)
+        let fd = open(raw, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { texts.append(repaired); continue }
+        texts.append("/proc/self/fd/\(fd)")
+        names["/proc/self/fd/\(fd)"] = repaired
+    }
+    return (texts, names)
+}()
 let command = arguments.first ?? "--help"
 let rest = Array(arguments.dropFirst())
 
+/// `text` with /proc/self/fd/N paths of non-UTF-8 arguments shown as their names.
+func readable(_ text: String) -> String {
+    displayNames.reduce(text) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+}
+
 /// Prints the error's one line and exits with its code.
 func fail(_ error: CLIError) -> Never {
-    if case .reported = error {} else { FileHandle.standardError.write(Data("pinhole: \(error.message)\n".utf8)) }
+    if case .reported = error {} else { FileHandle.standardError.write(Data("pinhole: \(readable(error.message))\n".utf8)) }
     exit(error.exitCode)
 }
 
