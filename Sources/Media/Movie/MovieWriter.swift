@@ -1,0 +1,490 @@
+import CAV
+import Glibc
+
+/// Encodes I420 frames and 16-bit sound into a movie file with FFmpeg (libx264 + AAC in MP4, or
+/// VP9/VP8 + Opus in WebM), so that a crash at any moment leaves a file that plays.
+///
+/// MP4 is written fragmented (`empty_moov`, a fragment at each key frame, one per
+/// `fragmentInterval`), and the file is fdatasync'd after each fragment: a SIGKILL or a power cut
+/// loses at most the fragment in progress. `finish()` then rewrites it as a regular MP4 (one
+/// `moov` at the front, seekable everywhere) under a temporary name, flushed and renamed over the
+/// fragmented one. WebM is written cluster by cluster, which plays after a crash the same way.
+///
+/// Not thread-safe: one thread (the recorder's encoding thread) owns a writer. Frame timestamps
+/// are CLOCK_MONOTONIC nanoseconds; the first video frame is time zero, sound before it is cut.
+public final class MovieWriter {
+    /// The file being written.
+    public let path: String
+    /// How it is encoded.
+    public let settings: MovieSettings
+    /// Bytes in the file so far.
+    public var bytesWritten: Int64 { sink.written }
+    /// Video frames encoded so far.
+    public private(set) var videoFrameCount = 0
+    /// Length so far, in seconds (the newest video frame's time).
+    public private(set) var duration: Double = 0
+
+    private let sink: FileSink
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var io: UnsafeMutablePointer<AVIOContext>?
+    private var video: UnsafeMutablePointer<AVCodecContext>?
+    private var audio: UnsafeMutablePointer<AVCodecContext>?
+    private let videoStream: UnsafeMutablePointer<AVStream>
+    private var audioStream: UnsafeMutablePointer<AVStream>?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var heldVideo: UnsafeMutablePointer<AVPacket>?
+    private var videoFrame: UnsafeMutablePointer<AVFrame>?
+    private var audioFrame: UnsafeMutablePointer<AVFrame>?
+    private var origin: Int64?
+    private var lastVideoPTS: Int64 = -1
+    private var lastSync: Int64 = 0
+    private var pendingAudio: [Int16]
+    private var pendingCount = 0
+    private var nextAudioPTS: Int64 = 0
+    private var audioAnchored = false
+    private var finished = false
+    /// Sound samples (per channel) cut or inserted to keep sound on the video's clock.
+    public private(set) var audioCorrections = 0
+
+    /// The video time base: 90 kHz, as MPEG uses.
+    private static let videoTimeBase = AVRational(num: 1, den: 90_000)
+
+    /// Creates the file at `path` (it must not exist: the caller picks a free name) and opens the
+    /// encoders; `range` is the range of the YUV frames to come (cameras: video; MJPEG: full).
+    public init(path: String, settings: MovieSettings, range: YUVRange = .video, creationDate: Double? = nil) throws(MediaError) {
+        MovieFile.quietLogging()
+        guard settings.width > 0, settings.height > 0, settings.width % 2 == 0, settings.height % 2 == 0 else {
+            throw .invalidDimensions(width: settings.width, height: settings.height, reason: "a movie needs an even, positive size")
+        }
+        self.path = path
+        self.settings = settings
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw MovieWriter.failure(path, errno) }
+        sink = FileSink(fd: fd)
+        pendingAudio = [Int16](repeating: 0, count: 2 * 2048 * max(1, settings.audio?.channels ?? 1))
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        guard avformat_alloc_output_context2(&context, nil, settings.format == .mp4 ? "mp4" : "webm", nil) >= 0, let context,
+              let stream = avformat_new_stream(context, nil) else {
+            close(fd)
+            unlink(path)
+            throw .encoderFailed(format: "movie", reason: "FFmpeg cannot write \(settings.format.fileExtension)")
+        }
+        format = context
+        videoStream = stream
+        do throws(MediaError) {
+            try openIO()
+            try openVideo(range: range)
+            if let sound = settings.audio { try openAudio(sampleRate: sound.sampleRate, channels: sound.channels) }
+            if let creationDate { av_dict_set(&context.pointee.metadata, "creation_time", MovieWriter.iso8601(creationDate), 0) }
+            var options: OpaquePointer?
+            defer { av_dict_free(&options) }
+            if settings.format == .mp4 {
+                av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
+            } else {
+                av_dict_set(&options, "cluster_time_limit", String(Int(settings.fragmentInterval * 1000)), 0)
+            }
+            // Interleaving waits for every stream; a late microphone must not hold video back for long.
+            context.pointee.max_interleave_delta = 500_000
+            try check(avformat_write_header(context, &options), "writing the header")
+            guard let made = av_packet_alloc(), let held = av_packet_alloc(), let frame = av_frame_alloc() else {
+                throw MediaError.encoderFailed(format: "movie", reason: "out of memory")
+            }
+            packet = made
+            heldVideo = held
+            videoFrame = frame
+            try sync(force: true)
+        } catch {
+            release()
+            unlink(path)
+            throw error
+        }
+    }
+
+    deinit { release() }
+
+    /// Encodes one I420 frame taken at `timestampNanoseconds` (CLOCK_MONOTONIC). Frames must
+    /// come in time order; one at or before the previous frame's time is skipped. The pixels are
+    /// referenced, not copied: keep the buffer unchanged until the call returns (the encoder
+    /// copies what it keeps).
+    public func appendVideo(_ buffer: PixelBuffer, timestampNanoseconds: Int64) throws(MediaError) {
+        guard !finished, let video, let frame = videoFrame else { throw .encoderFailed(format: "movie", reason: "the movie is finished") }
+        guard buffer.format == .i420, buffer.width == settings.width, buffer.height == settings.height else {
+            throw .mismatch("the movie takes \(settings.width)×\(settings.height) I420 frames, not \(buffer.width)×\(buffer.height) \(buffer.format)")
+        }
+        let origin = self.origin ?? timestampNanoseconds
+        self.origin = origin
+        let pts = (timestampNanoseconds - origin) * 9 / 100_000
+        guard pts > lastVideoPTS else { return }
+        lastVideoPTS = pts
+        frame.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+        frame.pointee.width = Int32(buffer.width)
+        frame.pointee.height = Int32(buffer.height)
+        frame.pointee.pts = pts
+        for plane in 0..<3 {
+            frame.pointee[data: plane] = buffer.baseAddress(ofPlane: plane)
+            frame.pointee[linesize: plane] = buffer.bytesPerRow(ofPlane: plane)
+        }
+        // The frame's memory is lent to FFmpeg with a reference on the buffer, released when the
+        // encoder lets go: no copy into FFmpeg-owned memory, and the pool sees the buffer busy.
+        let owner = Unmanaged.passRetained(buffer).toOpaque()
+        frame.pointee.buf.0 = av_buffer_create(buffer.baseAddress.assumingMemoryBound(to: UInt8.self), buffer.capacity,
+                                               { opaque, _ in opaque.map { Unmanaged<PixelBuffer>.fromOpaque($0).release() } },
+                                               owner, Int32(AV_BUFFER_FLAG_READONLY))
+        guard frame.pointee.buf.0 != nil else {
+            Unmanaged<PixelBuffer>.fromOpaque(owner).release()
+            throw .encoderFailed(format: "movie", reason: "out of memory")
+        }
+        let status = avcodec_send_frame(video, frame)
+        av_frame_unref(frame)
+        try check(status, "encoding video")
+        try drain(video, stream: videoStream)
+        videoFrameCount += 1
+        duration = Double(timestampNanoseconds - origin) / 1e9
+    }
+
+    /// Adds interleaved signed 16-bit sound (`settings.audio`'s channel count) captured at
+    /// `timestampNanoseconds`. Sound is kept on the video's clock: when the sound card's clock and
+    /// the timestamps disagree by more than 20 ms, samples are cut or silence inserted.
+    public func appendAudio(_ samples: UnsafeBufferPointer<Int16>, timestampNanoseconds: Int64) throws(MediaError) {
+        guard !finished, let audio, let sound = settings.audio, let origin else { return }  // no video yet: nothing to align to
+        let channels = sound.channels, rate = Int64(sound.sampleRate)
+        var input = UnsafeBufferPointer(rebasing: samples[...])
+        // Where these samples belong on the movie's timeline, in samples.
+        let actual = (timestampNanoseconds - origin) * rate / 1_000_000_000
+        let expected = nextAudioPTS + Int64(pendingCount)
+        if !audioAnchored {
+            audioAnchored = true
+            if actual < 0 {
+                let cut = min(Int(-actual), input.count / channels)
+                input = UnsafeBufferPointer(rebasing: input[(cut * channels)...])
+            } else {
+                nextAudioPTS = actual
+            }
+        } else if abs(actual - expected) > rate / 50 {
+            audioCorrections += Int(abs(actual - expected))
+            if actual > expected {
+                // Samples were lost (an overrun): start a new run at the right time.
+                try flushAudio(partial: true)
+                nextAudioPTS = actual
+            } else {
+                let cut = min(Int(expected - actual), input.count / channels)
+                input = UnsafeBufferPointer(rebasing: input[(cut * channels)...])
+            }
+        }
+        let frameSize = Int(audio.pointee.frame_size > 0 ? audio.pointee.frame_size : 1024)
+        var offset = 0
+        while offset < input.count {
+            let room = frameSize * channels - pendingCount * channels
+            let take = min(room, input.count - offset)
+            pendingAudio.withUnsafeMutableBufferPointer { pending in
+                for index in 0..<take { pending[pendingCount * channels + index] = input[offset + index] }
+            }
+            pendingCount += take / channels
+            offset += take
+            if pendingCount == frameSize { try flushAudio(partial: false) }
+        }
+    }
+
+    /// Flushes the encoders, writes the end of the file, makes an MP4 a regular one, and syncs it
+    /// to disk. The writer cannot be used afterwards.
+    public func finish() throws(MediaError) {
+        guard !finished, let format else { return }
+        finished = true
+        defer { release() }
+        if audio != nil { try flushAudio(partial: true) }
+        if let video {
+            try check(avcodec_send_frame(video, nil), "finishing the video")
+            try drain(video, stream: videoStream)
+            try writeHeldVideo(before: nil)
+        }
+        if let audio, let audioStream {
+            try check(avcodec_send_frame(audio, nil), "finishing the sound")
+            try drain(audio, stream: audioStream)
+        }
+        try check(av_write_trailer(format), "finishing the file")
+        try sync(force: true)
+        closeIO()
+        if settings.format == .mp4, videoFrameCount > 0 { try MovieRemuxer.makeRegularMP4(path) }
+    }
+
+    /// Stops writing without finishing (a fatal error): the file keeps every complete fragment.
+    public func abandon() {
+        finished = true
+        if io != nil { avio_flush(io) }
+        _ = try? sync(force: true)
+        release()
+    }
+
+    // MARK: - Setting up
+
+    private func openIO() throws(MediaError) {
+        guard let format, let buffer = av_malloc(1 << 16) else { throw .encoderFailed(format: "movie", reason: "out of memory") }
+        let opaque = Unmanaged.passUnretained(sink).toOpaque()
+        io = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), 1 << 16, 1, opaque, nil, { opaque, data, size in
+            Unmanaged<FileSink>.fromOpaque(opaque!).takeUnretainedValue().write(data, Int(size))
+        }, { opaque, offset, whence in
+            Unmanaged<FileSink>.fromOpaque(opaque!).takeUnretainedValue().seek(offset, whence)
+        })
+        guard io != nil else {
+            av_free(buffer)
+            throw .encoderFailed(format: "movie", reason: "out of memory")
+        }
+        format.pointee.pb = io
+        format.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+    }
+
+    private func openVideo(range: YUVRange) throws(MediaError) {
+        let name = switch settings.format {
+        case .mp4: "libx264"
+        case .webm: "libvpx-vp9"
+        case .webmVP8: "libvpx"
+        }
+        guard let codec = avcodec_find_encoder_by_name(name), let context = avcodec_alloc_context3(codec) else {
+            throw .encoderFailed(format: "movie", reason: "this FFmpeg has no \(name) encoder (install libavcodec59 from Debian)")
+        }
+        video = context
+        context.pointee.width = Int32(settings.width)
+        context.pointee.height = Int32(settings.height)
+        context.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+        context.pointee.time_base = MovieWriter.videoTimeBase
+        context.pointee.framerate = AVRational(num: Int32(settings.frameRate), den: 1)
+        context.pointee.gop_size = Int32(max(1, (Double(settings.frameRate) * settings.fragmentInterval).rounded()))
+        context.pointee.color_range = range == .full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
+        context.pointee.colorspace = AVCOL_SPC_SMPTE170M
+        context.pointee.thread_count = 0
+        // No B-frames: decode order is presentation order, so the first frame is at time zero in
+        // every player (fragmented MP4 has no edit list to hide a reordering delay), and a frame
+        // leaves the encoder sooner.
+        context.pointee.max_b_frames = 0
+        switch settings.quality {
+        case let .constantRateFactor(value):
+            av_opt_set(context.pointee.priv_data, "crf", String(value), 0)
+            if settings.format != .mp4 { context.pointee.bit_rate = 0 }
+        case let .bitRate(value):
+            context.pointee.bit_rate = Int64(value)
+        }
+        if settings.format == .mp4 {
+            av_opt_set(context.pointee.priv_data, "preset", settings.preset, 0)
+        } else {
+            av_opt_set(context.pointee.priv_data, "deadline", "realtime", 0)
+            av_opt_set(context.pointee.priv_data, "cpu-used", "8", 0)
+            if settings.format == .webm { av_opt_set(context.pointee.priv_data, "row-mt", "1", 0) }
+        }
+        if let format, format.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
+            context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
+        }
+        try check(avcodec_open2(context, codec, nil), "opening \(name)")
+        try check(avcodec_parameters_from_context(videoStream.pointee.codecpar, context), "describing the video")
+        videoStream.pointee.time_base = context.pointee.time_base
+        if settings.rotation != .none, let matrix = av_stream_new_side_data(videoStream, AV_PKT_DATA_DISPLAYMATRIX, 36) {
+            // av_display_rotation_get reads back the negated angle (its counter-clockwise
+            // convention), which MovieFile negates again: players turn the picture clockwise by
+            // `rotation` (checked against ffmpeg's autorotation in MovieFileTests).
+            av_display_rotation_set(UnsafeMutableRawPointer(matrix).assumingMemoryBound(to: Int32.self), Double(settings.rotation.rawValue))
+        }
+    }
+
+    private func openAudio(sampleRate: Int, channels: Int) throws(MediaError) {
+        let name = settings.format == .mp4 ? "aac" : "libopus"
+        guard let codec = avcodec_find_encoder_by_name(name), let context = avcodec_alloc_context3(codec), let format,
+              let stream = avformat_new_stream(format, nil) else {
+            throw .encoderFailed(format: "movie", reason: "this FFmpeg has no \(name) encoder")
+        }
+        audio = context
+        audioStream = stream
+        context.pointee.sample_rate = Int32(sampleRate)
+        av_channel_layout_default(&context.pointee.ch_layout, Int32(channels))
+        context.pointee.sample_fmt = settings.format == .mp4 ? AV_SAMPLE_FMT_FLTP : AV_SAMPLE_FMT_S16
+        context.pointee.bit_rate = Int64(64_000 * channels)
+        context.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
+        if format.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        try check(avcodec_open2(context, codec, nil), "opening \(name)")
+        try check(avcodec_parameters_from_context(stream.pointee.codecpar, context), "describing the sound")
+        stream.pointee.time_base = context.pointee.time_base
+        guard let frame = av_frame_alloc() else { throw .encoderFailed(format: "movie", reason: "out of memory") }
+        audioFrame = frame
+        frame.pointee.format = context.pointee.sample_fmt.rawValue
+        frame.pointee.nb_samples = context.pointee.frame_size > 0 ? context.pointee.frame_size : 1024
+        frame.pointee.sample_rate = context.pointee.sample_rate
+        av_channel_layout_copy(&frame.pointee.ch_layout, &context.pointee.ch_layout)
+        try check(av_frame_get_buffer(frame, 0), "allocating sound frames")
+        if pendingAudio.count < Int(frame.pointee.nb_samples) * channels {
+            pendingAudio = [Int16](repeating: 0, count: Int(frame.pointee.nb_samples) * channels)
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Encodes the pending sound samples (a full frame, or what there is when `partial`).
+    private func flushAudio(partial: Bool) throws(MediaError) {
+        guard let audio, let frame = audioFrame, let audioStream, let sound = settings.audio, pendingCount > 0 else { return }
+        let frameSize = Int(audio.pointee.frame_size > 0 ? audio.pointee.frame_size : 1024)
+        guard partial || pendingCount == frameSize else { return }
+        try check(av_frame_make_writable(frame), "preparing a sound frame")
+        let channels = sound.channels, count = pendingCount
+        frame.pointee.nb_samples = Int32(count)
+        frame.pointee.pts = nextAudioPTS
+        pendingAudio.withUnsafeBufferPointer { pending in
+            if audio.pointee.sample_fmt == AV_SAMPLE_FMT_FLTP {
+                for channel in 0..<channels {
+                    let plane = UnsafeMutableRawPointer(frame.pointee[data: channel]!).assumingMemoryBound(to: Float.self)
+                    for index in 0..<count { plane[index] = Float(pending[index * channels + channel]) / 32768 }
+                }
+            } else {
+                let plane = UnsafeMutableRawPointer(frame.pointee[data: 0]!).assumingMemoryBound(to: Int16.self)
+                plane.update(from: pending.baseAddress!, count: count * channels)
+            }
+        }
+        nextAudioPTS += Int64(count)
+        pendingCount = 0
+        try check(avcodec_send_frame(audio, frame), "encoding sound")
+        frame.pointee.nb_samples = Int32(frameSize)
+        try drain(audio, stream: audioStream)
+    }
+
+    /// Moves every packet the encoder has ready into the file; after a video key frame (a new
+    /// fragment began, so the previous one is complete) the file is synced at most once per
+    /// fragment interval.
+    private func drain(_ codec: UnsafeMutablePointer<AVCodecContext>, stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
+        guard let format, let packet else { return }
+        while true {
+            let status = avcodec_receive_packet(codec, packet)
+            if status == pinhole_averror_eagain() || status == pinhole_averror_eof() { return }
+            try check(status, "encoding")
+            let keyframe = codec == video && packet.pointee.flags & AV_PKT_FLAG_KEY != 0
+            av_packet_rescale_ts(packet, codec.pointee.time_base, stream.pointee.time_base)
+            packet.pointee.stream_index = stream.pointee.index
+            if codec == video {
+                // A video packet's duration is the time to the next one (variable frame timing),
+                // which fragmented MP4 stores per sample: each packet waits for the next.
+                try writeHeldVideo(before: packet.pointee.dts)
+                guard let held = heldVideo else { return }
+                av_packet_move_ref(held, packet)
+            } else {
+                try check(av_interleaved_write_frame(format, packet), "writing")
+            }
+            if keyframe { try sync(force: false) }
+        }
+    }
+
+    /// Writes the held video packet, lasting until `next` (a DTS in the stream's time base), or one
+    /// nominal frame when there is no next packet.
+    private func writeHeldVideo(before next: Int64?) throws(MediaError) {
+        guard let format, let held = heldVideo, held.pointee.size > 0 || held.pointee.data != nil else { return }
+        let nominal = av_rescale_q(1, AVRational(num: 1, den: Int32(settings.frameRate)), videoStream.pointee.time_base)
+        held.pointee.duration = next.map { max(1, $0 - held.pointee.dts) } ?? nominal
+        try check(av_interleaved_write_frame(format, held), "writing")
+    }
+
+    /// Flushes FFmpeg's buffer and fdatasyncs the file (at most once per fragment interval unless forced).
+    private func sync(force: Bool) throws(MediaError) {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let nanoseconds = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        guard force || Double(nanoseconds - lastSync) >= settings.fragmentInterval * 0.9e9 else { return }
+        lastSync = nanoseconds
+        if let io { avio_flush(io) }
+        if sink.error != 0 { throw MovieWriter.failure(path, sink.error) }
+        guard fdatasync(sink.fd) == 0 else { throw MovieWriter.failure(path, errno) }
+    }
+
+    private func check(_ status: Int32, _ what: String) throws(MediaError) {
+        guard status < 0 else { return }
+        if sink.error != 0 { throw MovieWriter.failure(path, sink.error) }
+        throw .encoderFailed(format: "movie", reason: "\(what) failed: \(MovieFile.message(status))")
+    }
+
+    private func closeIO() {
+        if io != nil {
+            avio_flush(io)
+            av_freep(&io!.pointee.buffer)
+            avio_context_free(&io)
+        }
+        if sink.fd >= 0 {
+            close(sink.fd)
+            sink.fd = -1
+        }
+    }
+
+    private func release() {
+        avcodec_free_context(&video)
+        avcodec_free_context(&audio)
+        av_packet_free(&packet)
+        av_packet_free(&heldVideo)
+        av_frame_free(&videoFrame)
+        av_frame_free(&audioFrame)
+        if let format { format.pointee.pb = nil }
+        avformat_free_context(format)
+        format = nil
+        closeIO()
+    }
+
+    static func failure(_ path: String, _ code: Int32) -> MediaError {
+        switch code {
+        case ENOSPC: .io(path: path, reason: "the disk is full")
+        case EDQUOT: .io(path: path, reason: "the disk quota is used up")
+        case EEXIST: .io(path: path, reason: "a file of that name exists")
+        case EACCES, EPERM: .io(path: path, reason: "permission denied")
+        case EROFS: .io(path: path, reason: "the file system is read-only")
+        default: .io(path: path, reason: String(cString: strerror(code)))
+        }
+    }
+
+    static func iso8601(_ date: Double) -> String {
+        var seconds = time_t(date)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ value: Int32, _ width: Int = 2) -> String { String(repeating: "0", count: max(0, width - String(value).count)) + String(value) }
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday))T\(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec)).000000Z"
+    }
+}
+
+/// The file a movie is written to, behind FFmpeg's I/O callbacks: remembers the first error
+/// (ENOSPC…) so the writer can say what happened.
+final class FileSink {
+    var fd: Int32
+    var written: Int64 = 0
+    var error: Int32 = 0
+
+    init(fd: Int32) { self.fd = fd }
+
+    func write(_ data: UnsafeMutablePointer<UInt8>?, _ size: Int) -> Int32 {
+        guard let data, error == 0 else { return -(error == 0 ? EIO : error) }
+        var done = 0
+        while done < size {
+            let n = Glibc.write(fd, data + done, size - done)
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else {
+                error = n < 0 ? errno : ENOSPC
+                return -error
+            }
+            done += n
+        }
+        let end = Int64(lseek(fd, 0, SEEK_CUR))
+        if end > written { written = end }
+        return Int32(size)
+    }
+
+    func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
+        if whence & AVSEEK_SIZE != 0 {
+            var info = stat()
+            return fstat(fd, &info) == 0 ? Int64(info.st_size) : -1
+        }
+        let result = Int64(lseek(fd, off_t(offset), whence & ~AVSEEK_FORCE))
+        return result < 0 ? -Int64(errno) : result
+    }
+}
+
+private extension AVFrame {
+    /// data[index] (a C array, which Swift sees as a tuple).
+    subscript(data index: Int) -> UnsafeMutablePointer<UInt8>? {
+        get { withUnsafeBytes(of: data) { $0.load(fromByteOffset: index * 8, as: UnsafeMutablePointer<UInt8>?.self) } }
+        set { withUnsafeMutableBytes(of: &data) { $0.storeBytes(of: newValue, toByteOffset: index * 8, as: UnsafeMutablePointer<UInt8>?.self) } }
+    }
+
+    /// linesize[index].
+    subscript(linesize index: Int) -> Int32 {
+        get { withUnsafeBytes(of: linesize) { $0.load(fromByteOffset: index * 4, as: Int32.self) } }
+        set { withUnsafeMutableBytes(of: &linesize) { $0.storeBytes(of: newValue, toByteOffset: index * 4, as: Int32.self) } }
+    }
+}

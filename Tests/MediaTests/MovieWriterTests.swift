@@ -1,0 +1,164 @@
+import Foundation
+import Media
+import Testing
+import TestSupport
+
+/// `count` I420 frames of a photo-like picture that moves, and stereo 16-bit sound at 440 Hz.
+struct SyntheticRecording {
+    let frames: [PixelBuffer]
+    let width: Int, height: Int
+
+    init(width: Int = 320, height: Int = 240, distinct: Int = 8) throws {
+        self.width = width
+        self.height = height
+        let converter = PixelConverter()
+        frames = try (0..<distinct).map { index in
+            let picture = try SyntheticImage.photoLike(width: width, height: height, seed: UInt64(index + 1))
+            let frame = try PixelBuffer(format: .i420, width: width, height: height, rowAlignment: 64)
+            try converter.convert(picture, into: frame)
+            return frame
+        }
+    }
+
+    /// Interleaved stereo samples of a 440 Hz sine starting at sample `start`.
+    static func tone(start: Int, count: Int, frequency: Double = 440) -> [Int16] {
+        var samples = [Int16](repeating: 0, count: count * 2)
+        for index in 0..<count {
+            let value = Int16(12_000 * sin(2 * Double.pi * frequency * Double(start + index) / 48_000))
+            samples[index * 2] = value
+            samples[index * 2 + 1] = value
+        }
+        return samples
+    }
+
+    /// Feeds `seconds` at `fps` (video frame n at n/fps plus `jitter(n)` ms) with sound in 10 ms pieces.
+    func feed(_ writer: MovieWriter, seconds: Double, fps: Int = 30, start: Int64 = 5_000_000_000,
+              jitter: (Int) -> Double = { _ in 0 }) throws {
+        let frameCount = Int(seconds * Double(fps))
+        var sample = 0
+        for index in 0..<frameCount {
+            let time = start + Int64((Double(index) / Double(fps) + jitter(index) / 1000) * 1e9)
+            try writer.appendVideo(frames[index % frames.count], timestampNanoseconds: time)
+            // Sound up to this frame's time, in 480-sample pieces.
+            while Double(sample + 480) / 48_000 <= Double(index + 1) / Double(fps) {
+                let piece = SyntheticRecording.tone(start: sample, count: 480)
+                try piece.withUnsafeBufferPointer { try writer.appendAudio($0, timestampNanoseconds: start + Int64(Double(sample) / 48_000 * 1e9)) }
+                sample += 480
+            }
+        }
+    }
+}
+
+/// The top-level MP4 boxes of `path`, in order.
+func topLevelBoxes(_ path: String) throws -> [String] {
+    let bytes = try FileBytes.read(path: path)
+    var boxes: [String] = [], offset = 0
+    while offset + 8 <= bytes.count {
+        var size = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+        boxes.append(String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self))
+        if size == 1 { size = bytes[(offset + 8)..<(offset + 16)].reduce(0) { $0 << 8 | Int($1) } }
+        guard size >= 8 else { break }
+        offset += size
+    }
+    return boxes
+}
+
+/// ffprobe's entries for one stream of `path`, as key=value pairs.
+func streamInfo(_ path: String, _ stream: String, _ entries: String) throws -> [String: String] {
+    let result = try runTool("ffprobe", ["-v", "error", "-count_frames", "-select_streams", stream, "-show_entries", "stream=" + entries,
+                                         "-of", "default=noprint_wrappers=1", path])
+    #expect(result.status == 0, "\(result.stderr)")
+    var values: [String: String] = [:]
+    for line in result.stdout.split(separator: "\n") {
+        let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+        if parts.count == 2 { values[parts[0]] = parts[1] }
+    }
+    return values
+}
+
+@Suite("Movie writer")
+struct MovieWriterTests {
+    @Test("H.264 + AAC in MP4 and VP9/VP8 + Opus in WebM: codecs, size, every frame, duration, and a clean decode by FFmpeg",
+          arguments: [MovieSettings.Format.mp4, .webm, .webmVP8])
+    func formats(format: MovieSettings.Format) throws {
+        let folder = try TemporaryDirectory()
+        let recording = try SyntheticRecording()
+        let path = folder.path("movie.\(format.fileExtension)")
+        let writer = try MovieWriter(path: path, settings: MovieSettings(format: format, width: 320, height: 240, frameRate: 30), creationDate: 1_767_323_045)
+        try recording.feed(writer, seconds: 2)
+        #expect(writer.videoFrameCount == 60)
+        try writer.finish()
+        let video = try streamInfo(path, "v:0", "codec_name,width,height,nb_read_frames")
+        let expectedVideo = format == .mp4 ? "h264" : (format == .webm ? "vp9" : "vp8")
+        #expect(video["codec_name"] == expectedVideo && video["width"] == "320" && video["height"] == "240")
+        #expect(video["nb_read_frames"] == "60", "\(video)")
+        let audio = try streamInfo(path, "a:0", "codec_name,sample_rate,channels")
+        #expect(audio["codec_name"] == (format == .mp4 ? "aac" : "opus") && audio["sample_rate"] == "48000" && audio["channels"] == "2", "\(audio)")
+        let duration = try runTool("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path])
+        #expect(abs((Double(duration.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 2) < 1.0 / 30 + 0.03, "\(duration.stdout)")
+        let decode = try runTool("ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"])
+        #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
+        let info = try MovieFile(path: path).info
+        #expect(info.creationDate == 1_767_323_045)
+        if format == .mp4 {
+            let boxes = try topLevelBoxes(path)
+            #expect(boxes.first == "ftyp" && boxes.firstIndex(of: "moov")! < boxes.firstIndex(of: "mdat")!, "\(boxes)")
+            #expect(!boxes.contains("moof"), "a finished MP4 is a regular one: \(boxes)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["movie.\(format.fileExtension)"], "no temporary files")
+    }
+
+    @Test("variable frame timing is kept: each frame's time in the file is the time it was given, within a millisecond")
+    func variableTiming() throws {
+        let folder = try TemporaryDirectory()
+        let recording = try SyntheticRecording()
+        let path = folder.path("vfr.mp4")
+        let writer = try MovieWriter(path: path, settings: MovieSettings(width: 320, height: 240, frameRate: 30, audio: nil))
+        let jitter: (Int) -> Double = { index in index % 3 == 0 ? 0 : Double((index * 7) % 11) }
+        try recording.feed(writer, seconds: 1, jitter: jitter)
+        try writer.finish()
+        let result = try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", path])
+        // The first frame's line carries an empty side-data field: "0.000000,".
+        let times = result.stdout.split(separator: "\n").compactMap { $0.split(separator: ",").first.flatMap { Double($0) } }
+        #expect(times.count == 30)
+        for (index, time) in times.sorted().enumerated() {
+            #expect(abs(time - (Double(index) / 30 + jitter(index) / 1000)) < 0.001, "frame \(index) at \(time)")
+        }
+    }
+
+    @Test("a recording stopped without finishing (a crash) plays up to its last fragment")
+    func crashSafety() throws {
+        let folder = try TemporaryDirectory()
+        let recording = try SyntheticRecording()
+        let path = folder.path("crash.mp4")
+        let writer = try MovieWriter(path: path, settings: MovieSettings(width: 320, height: 240, frameRate: 30, fragmentInterval: 1))
+        try recording.feed(writer, seconds: 3.5)
+        writer.abandon()
+        #expect(try topLevelBoxes(path).contains("moof"))
+        let decode = try runTool("ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"])
+        #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
+        let frames = Int(try streamInfo(path, "v:0", "nb_read_frames")["nb_read_frames"] ?? "") ?? 0
+        #expect(frames >= 60 && frames <= 105, "whole fragments only: \(frames) frames")
+    }
+
+    @Test("a rotated recording carries the display matrix; bad sizes and existing files are refused")
+    func rotationAndRefusals() throws {
+        let folder = try TemporaryDirectory()
+        let recording = try SyntheticRecording()
+        let path = folder.path("turned.mp4")
+        let writer = try MovieWriter(path: path, settings: MovieSettings(width: 320, height: 240, audio: nil, rotation: .clockwise90))
+        try recording.feed(writer, seconds: 0.5)
+        try writer.finish()
+        let turned = try MovieFile(path: path).info
+        #expect(turned.rotation == .clockwise90, "\(turned)")
+        // FFmpeg (autorotating) shows it 240 wide and 320 high.
+        let shown = folder.path("shown.png")
+        #expect(try runTool("ffmpeg", ["-v", "error", "-i", path, "-frames:v", "1", shown]).status == 0)
+        #expect(try runTool("pngcheck", [shown]).stdout.contains("(240x320,"))
+        #expect(throws: MediaError.self) { try MovieWriter(path: path, settings: MovieSettings(width: 320, height: 240)) }
+        #expect(throws: MediaError.self) { try MovieWriter(path: folder.path("odd.mp4"), settings: MovieSettings(width: 321, height: 240)) }
+        let other = try MovieWriter(path: folder.path("size.mp4"), settings: MovieSettings(width: 640, height: 480, audio: nil))
+        #expect(throws: MediaError.self) { try other.appendVideo(recording.frames[0], timestampNanoseconds: 0) }
+        other.abandon()
+    }
+}
