@@ -29,6 +29,10 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
     case system(operation: String, code: Int32, message: String)
     /// Image processing failed.
     case media(MediaError)
+    /// A recording could not be started or went wrong; what was recorded so far is kept.
+    case recordingFailed(path: String, reason: String)
+    /// A recording reached a limit set on its output and was finished (the file is complete).
+    case recordingLimitReached(path: String, limit: String)
 
     /// A one-line explanation for people.
     public var description: String {
@@ -59,6 +63,10 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(operation) failed: \(message) (errno \(code))."
         case let .media(error):
             return error.description
+        case let .recordingFailed(path, reason):
+            return "Recording to \(path) failed: \(reason)."
+        case let .recordingLimitReached(path, limit):
+            return "The recording stopped at its \(limit); \(path) is complete."
         }
     }
 }

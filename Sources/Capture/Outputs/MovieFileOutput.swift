@@ -1,0 +1,469 @@
+import Dispatch
+import Glibc
+import Media
+import Synchronization
+
+/// Told when a `MovieFileOutput` recording starts and ends (on an internal thread: hop to your
+/// own actor or queue).
+public protocol MovieFileOutputRecordingDelegate: AnyObject, Sendable {
+    /// The file is open and the first frame is on its way into it.
+    func fileOutput(_ output: MovieFileOutput, didStartRecordingTo path: String)
+    /// The recording ended and the file is finished. `error` is nil after `stopRecording()`;
+    /// `.recordingLimitReached` when a limit ended it (the file is complete); another error when
+    /// writing failed (the file then keeps everything up to its last complete fragment).
+    func fileOutput(_ output: MovieFileOutput, didFinishRecordingTo path: String, summary: RecordingSummary, error: CaptureError?)
+}
+
+extension MovieFileOutputRecordingDelegate {
+    /// Optional.
+    public func fileOutput(_ output: MovieFileOutput, didStartRecordingTo path: String) {}
+}
+
+/// What a finished recording holds.
+public struct RecordingSummary: Sendable, Equatable {
+    /// The movie file.
+    public let path: String
+    /// Length in seconds.
+    public let duration: Double
+    /// Video frames in the file.
+    public let frameCount: Int
+    /// Frames the camera delivered that were not recorded because encoding fell behind.
+    public let droppedFrameCount: Int
+    /// File size in bytes.
+    public let fileSize: Int64
+    /// Whether the file has sound.
+    public let hasAudio: Bool
+}
+
+/// Records the session's camera (and, with `audioDataOutput` set, a microphone) into a movie
+/// file: H.264 + AAC in MP4 by default, VP9/VP8 + Opus in WebM as an option (see `MovieWriter`:
+/// fragmented while recording, so a crash leaves a playable file; regular once finished).
+///
+/// Frames are converted to I420 once on the camera's thread into a small pool (MJPEG decodes
+/// straight to YUV planes) and encoded on the output's own thread. When the encoder falls behind,
+/// the pool runs dry and frames are dropped and counted: memory stays bounded and the recording
+/// goes on. Timestamps are the driver's, so variable frame timing stays correct.
+public final class MovieFileOutput: FrameConsumer {
+    /// Container, codecs and quality of new recordings.
+    public struct Options: Sendable, Equatable {
+        /// Container and codecs.
+        public var format: MovieSettings.Format
+        /// Constant-rate factor or bit rate.
+        public var quality: MovieSettings.Quality
+        /// x264 preset.
+        public var preset: String
+        /// Options (MP4, CRF 23, veryfast).
+        public init(format: MovieSettings.Format = .mp4, quality: MovieSettings.Quality = .constantRateFactor(23), preset: String = "veryfast") {
+            self.format = format
+            self.quality = quality
+            self.preset = preset
+        }
+    }
+
+    private enum Item {
+        case video(PixelBuffer, Int64)
+        case audio([Int16], Int, Int64)
+    }
+
+    private struct State {
+        var options = Options()
+        var fragmentInterval = 1.0
+        var maxDuration: Double?
+        var maxFileSize: Int64?
+        var minFreeDiskSpace: Int64 = 0
+        var audio: (sampleRate: Int, channels: Int)?
+        var recording: Recording?
+        var lastError: CaptureError?
+        var frameRate = 30
+        var mirrorScratch: PixelBuffer?
+    }
+
+    /// One recording in progress, shared by the camera thread, the encoding thread and callers.
+    private final class Recording: @unchecked Sendable {
+        let path: String
+        let delegate: (any MovieFileOutputRecordingDelegate)?
+        let options: Options
+        let fragmentInterval: Double
+        let limits: (duration: Double?, size: Int64?, freeSpace: Int64)
+        let audio: (sampleRate: Int, channels: Int)?
+        let startedAt = MovieFileOutput.wallClock()
+        let wake = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        struct Shared {
+            var queue: [Item] = []
+            var stopping = false
+            var paused = false
+            var pausedAt: Int64 = 0
+            var pauseOffset: Int64 = 0
+            var pool: PixelBufferPool?
+            var spare: [[Int16]] = []
+            var dropped = 0
+            var frames = 0
+            var duration: Double = 0
+            var size: Int64 = 0
+            var summary: RecordingSummary?
+            var error: CaptureError?
+            var waiters: [CheckedContinuation<RecordingSummary, Never>] = []
+        }
+        let shared = Mutex(Shared())
+
+        init(path: String, delegate: (any MovieFileOutputRecordingDelegate)?, options: Options, fragmentInterval: Double,
+             limits: (Double?, Int64?, Int64), audio: (sampleRate: Int, channels: Int)?) {
+            self.path = path
+            self.delegate = delegate
+            self.options = options
+            self.fragmentInterval = fragmentInterval
+            self.limits = limits
+            self.audio = audio
+        }
+    }
+
+    private let state = Mutex(State())
+    private let converter = PixelConverter()
+    /// The connection to the camera (front cameras are not mirrored in saved movies, as in photos).
+    public let connection = CaptureConnection(mirrorsFrontCameraByDefault: false)
+
+    /// Frames a recording may hold between the camera and the encoder.
+    static let poolSize = 8
+
+    /// Makes an output (MP4, one-second fragments, no limits, silent until `audioSettings` is set).
+    public init() {}
+
+    /// Container, codecs and quality of the next recording.
+    public var options: Options {
+        get { state.withLock { $0.options } }
+        set { state.withLock { $0.options = newValue } }
+    }
+
+    /// Seconds between fragments: the most a crash can lose (1 s by default).
+    public var movieFragmentInterval: Double {
+        get { state.withLock { $0.fragmentInterval } }
+        set { state.withLock { $0.fragmentInterval = max(0.1, newValue) } }
+    }
+
+    /// A recording that reaches this length is finished (nil: no limit).
+    public var maxRecordedDuration: Double? {
+        get { state.withLock { $0.maxDuration } }
+        set { state.withLock { $0.maxDuration = newValue } }
+    }
+
+    /// A recording whose file reaches this size in bytes is finished (nil: no limit).
+    public var maxRecordedFileSize: Int64? {
+        get { state.withLock { $0.maxFileSize } }
+        set { state.withLock { $0.maxFileSize = newValue } }
+    }
+
+    /// A recording is finished when the disk's free space falls below this many bytes (0: until
+    /// the disk is full, after which the file keeps its complete fragments).
+    public var minFreeDiskSpaceLimit: Int64 {
+        get { state.withLock { $0.minFreeDiskSpace } }
+        set { state.withLock { $0.minFreeDiskSpace = max(0, newValue) } }
+    }
+
+    /// The sound the next recording expects through `appendAudio` (sample rate, channels), or nil
+    /// for a silent movie. Set by whoever feeds the microphone (see `AudioDataOutput`).
+    public var audioSettings: (sampleRate: Int, channels: Int)? {
+        get { state.withLock { $0.audio } }
+        set { state.withLock { $0.audio = newValue } }
+    }
+
+    /// Whether a recording is in progress (until its file is finished).
+    public var isRecording: Bool { state.withLock { $0.recording != nil } }
+
+    /// Whether the recording is paused.
+    public var isRecordingPaused: Bool { current?.shared.withLock { $0.paused } ?? false }
+
+    /// Length of the current recording so far, in seconds.
+    public var recordedDuration: Double { current?.shared.withLock { $0.duration } ?? 0 }
+
+    /// Size of the current recording's file so far, in bytes.
+    public var recordedFileSize: Int64 { current?.shared.withLock { $0.size } ?? 0 }
+
+    /// Frames recorded so far in the current recording.
+    public var recordedFrameCount: Int { current?.shared.withLock { $0.frames } ?? 0 }
+
+    /// Frames dropped so far in the current recording (the encoder fell behind).
+    public var droppedFrameCount: Int { current?.shared.withLock { $0.dropped } ?? 0 }
+
+    private var current: Recording? { state.withLock { $0.recording } }
+
+    // MARK: - Recording
+
+    /// Starts recording to `path` (which must not exist; its folder must). Frames flow once the
+    /// session runs; `delegate` hears when the file starts and when it is finished.
+    public func startRecording(to path: String, delegate: (any MovieFileOutputRecordingDelegate)?) throws(CaptureError) {
+        var info = stat()
+        if stat(path, &info) == 0 { throw .recordingFailed(path: path, reason: "a file of that name exists; choose another name") }
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        guard access(folder.isEmpty ? "/" : folder, W_OK) == 0 else {
+            throw .recordingFailed(path: path, reason: errno == ENOENT ? "the folder does not exist" : "the folder cannot be written")
+        }
+        let recording = try state.withLock { state throws(CaptureError) -> Recording in
+            guard state.recording == nil else { throw .recordingFailed(path: path, reason: "this output is already recording; stop it first") }
+            let recording = Recording(path: path, delegate: delegate, options: state.options, fragmentInterval: state.fragmentInterval,
+                                      limits: (state.maxDuration, state.maxFileSize, state.minFreeDiskSpace), audio: state.audio)
+            state.recording = recording
+            return recording
+        }
+        pthread_detach(StreamingThread.start { [self] in encode(recording) })
+    }
+
+    /// Starts recording to `path` (see the delegate form); returns once the recording has begun.
+    public func startRecording(to path: String) throws(CaptureError) {
+        try startRecording(to: path, delegate: nil)
+    }
+
+    /// Finishes the recording: frames stop, the encoder drains, the file is finished.
+    public func stopRecording() {
+        guard let recording = current else { return }
+        requestStop(recording)
+    }
+
+    private func requestStop(_ recording: Recording) {
+        recording.shared.withLock { $0.stopping = true }
+        recording.wake.signal()
+    }
+
+    /// Finishes the recording and returns its summary once the file is complete; nil when
+    /// nothing was recording. Errors (a full disk) are in `lastError` and the delegate call.
+    @discardableResult
+    public func stopRecording() async -> RecordingSummary? {
+        guard let recording = current else { return nil }
+        requestStop(recording)
+        return await finished(recording)
+    }
+
+    /// Waits for the current recording to end (by `stopRecording`, a limit or an error).
+    @discardableResult
+    public func waitUntilFinished() async -> RecordingSummary? {
+        guard let recording = current else { return nil }
+        return await finished(recording)
+    }
+
+    /// The error that ended the last recording, if one did.
+    public var lastError: CaptureError? { state.withLock { $0.lastError } }
+
+    private func finished(_ recording: Recording) async -> RecordingSummary {
+        await withCheckedContinuation { continuation in
+            let summary = recording.shared.withLock { shared -> RecordingSummary? in
+                if let summary = shared.summary { return summary }
+                shared.waiters.append(continuation)
+                return nil
+            }
+            if let summary { continuation.resume(returning: summary) }
+        }
+    }
+
+    /// Stops recording frames without ending the file; `resumeRecording()` goes on where it left off
+    /// (the pause leaves no gap in the movie).
+    public func pauseRecording() {
+        current?.shared.withLock { shared in
+            guard !shared.paused else { return }
+            shared.paused = true
+            shared.pausedAt = MovieFileOutput.now()
+        }
+    }
+
+    /// Resumes a paused recording.
+    public func resumeRecording() {
+        current?.shared.withLock { shared in
+            guard shared.paused else { return }
+            shared.paused = false
+            shared.pauseOffset += MovieFileOutput.now() - shared.pausedAt
+        }
+    }
+
+    /// Adds interleaved 16-bit sound captured at `timestampNanoseconds` (CLOCK_MONOTONIC) to the
+    /// recording, in the `audioSettings` it was started with; ignored when not recording.
+    public func appendAudio(_ samples: UnsafeBufferPointer<Int16>, timestampNanoseconds: Int64) {
+        guard let recording = current, recording.audio != nil else { return }
+        let queued = recording.shared.withLock { shared -> Bool in
+            guard !shared.stopping, !shared.paused else { return false }
+            // Sound is small; a chunk reused from earlier ones avoids allocating per buffer.
+            var chunk = shared.spare.popLast() ?? []
+            chunk.removeAll(keepingCapacity: true)
+            chunk.append(contentsOf: samples)
+            shared.queue.append(.audio(chunk, samples.count, timestampNanoseconds - shared.pauseOffset))
+            return true
+        }
+        if queued { recording.wake.signal() }
+    }
+
+    // MARK: - FrameConsumer
+
+    func streamWillStart(_ configuration: StreamConfiguration, device: CaptureDevice) throws(CaptureError) {
+        let rate = Int(configuration.frameInterval.framesPerSecond.rounded())
+        state.withLock { $0.frameRate = rate > 0 ? rate : 30 }
+    }
+
+    func streamDidStop() {}
+
+    func consume(_ frame: RawFrame, context: FrameContext) {
+        guard connection.isEnabled, let recording = current else { return }
+        let width = frame.buffer.width, height = frame.buffer.height
+        let buffer = recording.shared.withLock { shared -> PixelBuffer? in
+            guard !shared.stopping, !shared.paused else { return nil }
+            if shared.pool == nil {
+                shared.pool = try? PixelBufferPool(format: .i420, width: width, height: height, rowAlignment: 64,
+                                                   maximumCount: MovieFileOutput.poolSize, preallocate: 3)
+            }
+            guard let pool = shared.pool, pool.width == width, pool.height == height, let buffer = pool.makeBuffer() else {
+                shared.dropped += 1
+                return nil
+            }
+            return buffer
+        }
+        guard let buffer else { return }
+        do {
+            if connection.isVideoMirrored(for: context.device) {
+                let scratch = try mirrorScratch(width: width, height: height)
+                try converter.convert(frame.buffer, into: scratch)
+                try PixelTransform.mirror(scratch, into: buffer)
+            } else {
+                try converter.convert(frame.buffer, into: buffer)
+            }
+        } catch {
+            recording.shared.withLock { $0.dropped += 1 }
+            return
+        }
+        recording.shared.withLock { $0.queue.append(.video(buffer, frame.timestampNanoseconds - $0.pauseOffset)) }
+        recording.wake.signal()
+    }
+
+    /// The intermediate frame for mirroring (used on the camera's thread only).
+    private func mirrorScratch(width: Int, height: Int) throws(MediaError) -> PixelBuffer {
+        try state.withLock { state throws(MediaError) -> PixelBuffer in
+            if let scratch = state.mirrorScratch, scratch.width == width, scratch.height == height { return scratch }
+            let scratch = try PixelBuffer(format: .i420, width: width, height: height, rowAlignment: 64)
+            state.mirrorScratch = scratch
+            return scratch
+        }
+    }
+
+    // MARK: - The encoding thread
+
+    private func encode(_ recording: Recording) {
+        var writer: MovieWriter?
+        var failure: CaptureError?
+        var lastSpaceCheck: Int64 = 0
+        let rotation = (try? Rotation(degrees: Int(connection.videoRotationAngle))) ?? .none
+        var started = false
+        loop: while true {
+            recording.wake.wait()
+            while true {
+                let (item, stopping) = recording.shared.withLock { shared -> (Item?, Bool) in
+                    (shared.queue.isEmpty ? nil : shared.queue.removeFirst(), shared.stopping)
+                }
+                guard let item else {
+                    if stopping { break loop }
+                    break
+                }
+                do throws(MediaError) {
+                    switch item {
+                    case let .video(buffer, time):
+                        if writer == nil {
+                            let settings = MovieSettings(format: recording.options.format, width: buffer.width, height: buffer.height,
+                                                         frameRate: state.withLock { $0.frameRate }, quality: recording.options.quality,
+                                                         preset: recording.options.preset, audio: recording.audio,
+                                                         fragmentInterval: recording.fragmentInterval, rotation: rotation)
+                            writer = try MovieWriter(path: recording.path, settings: settings, range: buffer.yuvRange, creationDate: recording.startedAt)
+                        }
+                        try writer?.appendVideo(buffer, timestampNanoseconds: time)
+                        if !started {
+                            started = true
+                            recording.delegate?.fileOutput(self, didStartRecordingTo: recording.path)
+                        }
+                    case let .audio(samples, count, time):
+                        let result = samples.withUnsafeBufferPointer { pointer in
+                            Result { () throws(MediaError) in try writer?.appendAudio(UnsafeBufferPointer(rebasing: pointer.prefix(count)), timestampNanoseconds: time) }
+                        }
+                        try result.get()
+                        recording.shared.withLock { $0.spare.append(samples) }
+                    }
+                } catch {
+                    failure = .recordingFailed(path: recording.path, reason: MovieFileOutput.reason(error))
+                    break loop
+                }
+                guard let writer else { continue }
+                let (duration, size) = (writer.duration, writer.bytesWritten)
+                recording.shared.withLock {
+                    $0.frames = writer.videoFrameCount
+                    $0.duration = duration
+                    $0.size = size
+                }
+                if let limit = recording.limits.duration, duration >= limit {
+                    failure = .recordingLimitReached(path: recording.path, limit: "maximum duration of \(MovieFileOutput.seconds(limit))")
+                    break loop
+                }
+                if let limit = recording.limits.size, size >= limit {
+                    failure = .recordingLimitReached(path: recording.path, limit: "maximum file size of \(limit / 1_000_000) MB")
+                    break loop
+                }
+                let now = MovieFileOutput.now()
+                if recording.limits.freeSpace > 0, now - lastSpaceCheck > 500_000_000 {
+                    lastSpaceCheck = now
+                    var disk = statvfs()
+                    if statvfs(recording.path, &disk) == 0, Int64(disk.f_bavail) * Int64(disk.f_frsize) < recording.limits.freeSpace {
+                        failure = .recordingLimitReached(path: recording.path, limit: "minimum free disk space of \(recording.limits.freeSpace / 1_000_000) MB")
+                        break loop
+                    }
+                }
+            }
+        }
+        // Finish the file: a limit or a stop finishes it; a write error keeps what is complete.
+        recording.shared.withLock { $0.stopping = true }
+        if let writer {
+            if case .recordingFailed = failure {
+                writer.abandon()
+            } else {
+                do { try writer.finish() } catch {
+                    writer.abandon()
+                    failure = .recordingFailed(path: recording.path, reason: MovieFileOutput.reason(error))
+                }
+            }
+        } else if failure == nil {
+            failure = .recordingFailed(path: recording.path, reason: "no frame arrived from the camera; is the session running?")
+        }
+        var info = stat()
+        let size = stat(recording.path, &info) == 0 ? Int64(info.st_size) : 0
+        let (summary, waiters) = recording.shared.withLock { shared -> (RecordingSummary, [CheckedContinuation<RecordingSummary, Never>]) in
+            let summary = RecordingSummary(path: recording.path, duration: writer?.duration ?? 0, frameCount: writer?.videoFrameCount ?? 0,
+                                           droppedFrameCount: shared.dropped, fileSize: size, hasAudio: recording.audio != nil && writer != nil)
+            shared.summary = summary
+            shared.error = failure
+            shared.queue.removeAll()
+            let waiters = shared.waiters
+            shared.waiters = []
+            return (summary, waiters)
+        }
+        state.withLock {
+            $0.recording = nil
+            $0.lastError = failure
+        }
+        recording.delegate?.fileOutput(self, didFinishRecordingTo: recording.path, summary: summary, error: failure)
+        for waiter in waiters { waiter.resume(returning: summary) }
+    }
+
+    private static func reason(_ error: MediaError) -> String {
+        if case let .io(_, reason) = error { return reason + "; the recording was kept up to its last complete second" }
+        return error.description
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+
+    /// CLOCK_MONOTONIC in nanoseconds (the clock frame and sound timestamps use).
+    static func now() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+    }
+
+    /// Seconds since 1970.
+    static func wallClock() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}

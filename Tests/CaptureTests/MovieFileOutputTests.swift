@@ -1,0 +1,93 @@
+import Capture
+import Foundation
+import Glibc
+import Media
+import Synchronization
+import Testing
+import TestSupport
+
+/// ffprobe's value of `entry` for the first video stream (counting frames when asked).
+func videoStream(_ path: String, _ entry: String) throws -> String {
+    let result = try runTool("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=" + entry,
+                                         "-of", "default=noprint_wrappers=1:nokey=1", path])
+    #expect(result.status == 0, "\(result.stderr)")
+    return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// Records what a delegate hears.
+final class RecordingEvents: MovieFileOutputRecordingDelegate, @unchecked Sendable {
+    let events = Mutex<[String]>([])
+    func fileOutput(_ output: MovieFileOutput, didStartRecordingTo path: String) { events.withLock { $0.append("start") } }
+    func fileOutput(_ output: MovieFileOutput, didFinishRecordingTo path: String, summary: RecordingSummary, error: CaptureError?) {
+        events.withLock { $0.append(error.map { "finish: \($0)" } ?? "finish") }
+    }
+}
+
+extension VirtualCameraSuites {
+    @Suite("Recording movies from the virtual test camera")
+    struct MovieFileOutputTests {
+        let back = try! CaptureDevice.device(withID: "test-back")
+
+        init() { VirtualCamera.setFaults(.init(), for: VirtualCamera.backID) }
+
+        func session(_ output: MovieFileOutput) throws -> CaptureSession {
+            let session = CaptureSession()
+            session.sessionPreset = .vga640x480
+            session.addInput(try CaptureDeviceInput(device: back))
+            session.addOutput(output)
+            try session.startSynchronously()
+            return session
+        }
+
+        @Test("a 2-second recording: H.264 at the camera's size, every recorded frame in the file, the delegate told, a clean decode")
+        func record() async throws {
+            let folder = try TemporaryDirectory()
+            let output = MovieFileOutput()
+            let session = try session(output)
+            defer { session.stopRunning() }
+            let events = RecordingEvents()
+            let path = folder.path("movie.mp4")
+            try output.startRecording(to: path, delegate: events)
+            #expect(output.isRecording)
+            #expect(throws: CaptureError.self) { try output.startRecording(to: folder.path("second.mp4"), delegate: nil) }
+            try await Task.sleep(for: .seconds(2))
+            let summary = try #require(await output.stopRecording())
+            #expect(!output.isRecording)
+            #expect(events.events.withLock { $0 } == ["start", "finish"])
+            #expect(summary.frameCount >= 50 && summary.droppedFrameCount == 0, "\(summary)")
+            #expect(try videoStream(path, "codec_name") == "h264")
+            #expect(try videoStream(path, "width") == "640" && videoStream(path, "height") == "480")
+            #expect(try videoStream(path, "nb_read_frames") == String(summary.frameCount))
+            #expect(abs(summary.duration - 2) < 0.3, "\(summary.duration)")
+            let decode = try runTool("ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"])
+            #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
+            #expect(summary.fileSize == (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64))
+            #expect(throws: CaptureError.self) { try output.startRecording(to: path, delegate: nil) }  // exists: never overwritten
+        }
+
+        @Test("maxRecordedDuration finishes the file with the limit as the reason; pausing leaves no gap")
+        func limitsAndPause() async throws {
+            let folder = try TemporaryDirectory()
+            let output = MovieFileOutput()
+            output.maxRecordedDuration = 1.5
+            let session = try session(output)
+            defer { session.stopRunning() }
+            let events = RecordingEvents()
+            let path = folder.path("limited.webm")
+            output.options = .init(format: .webmVP8)
+            try output.startRecording(to: path, delegate: events)
+            try await Task.sleep(for: .milliseconds(500))
+            output.pauseRecording()
+            #expect(output.isRecordingPaused)
+            try await Task.sleep(for: .seconds(1))
+            output.resumeRecording()
+            let summary = try #require(await output.waitUntilFinished())
+            #expect(abs(summary.duration - 1.5) < 0.1, "the pause is not in the movie: \(summary.duration)")
+            #expect(output.lastError == .recordingLimitReached(path: path, limit: "maximum duration of 1.5 s"))
+            #expect(events.events.withLock { $0 }.last?.contains("maximum duration") == true)
+            #expect(try videoStream(path, "codec_name") == "vp8")
+            let decode = try runTool("ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"])
+            #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
+        }
+    }
+}
