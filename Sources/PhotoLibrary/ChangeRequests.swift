@@ -27,7 +27,8 @@ public struct ChangeRequests: Sendable {
     }
 
     /// Adds a video (MP4, MOV, MKV or WebM) from a file, copying or moving it into the videos
-    /// folder; a file that is not a movie fails the batch.
+    /// folder (a movie moved from the videos folder itself, as a recording is, stays where it
+    /// is); a file that is not a movie fails the batch.
     public mutating func createAsset(fromVideoFile path: String, moving: Bool = false) {
         requests.append(.createFromFile(path: path, moving: moving, videoOnly: true))
     }

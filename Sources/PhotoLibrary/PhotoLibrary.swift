@@ -12,7 +12,7 @@ import Media
 /// notices files other programs added or removed.
 public actor PhotoLibrary {
     /// Where the library lives.
-    public let location: LibraryLocation
+    public nonisolated let location: LibraryLocation
     private let database: Database
     private let trash: Trash
     private var observers: [Int: AsyncStream<LibraryChange>.Continuation] = [:]
@@ -422,7 +422,7 @@ public actor PhotoLibrary {
                 created.append((item.entry, item.contentID, item.size, item.path, PhotoLibrary.modificationTime(of: item.path) ?? 0))
             }
         } catch {
-            for item in created { unlink(item.path) }
+            for item in created where !moves.contains(item.path) { unlink(item.path) }
             throw error
         }
         // 2. Trash moves, rows, marks and albums together.
@@ -461,7 +461,7 @@ public actor PhotoLibrary {
                 }
             }
         } catch {
-            for item in created { unlink(item.path) }
+            for item in created where !moves.contains(item.path) { unlink(item.path) }
             for (_, name) in trashed.reversed() { _ = try? trash.restore(name) }
             throw error
         }
@@ -470,7 +470,7 @@ public actor PhotoLibrary {
         for item in created {
             if let thumbnail = item.entry.thumbnail { _ = try? ThumbnailCache(folder: location.thumbnails).store(thumbnail, for: item.path, size: .large) }
         }
-        for path in moves { unlink(path) }
+        for path in moves where !created.contains(where: { $0.path == path }) { unlink(path) }
         publish()
         return try created.map { item throws(LibraryError) -> String in
             guard let id = try assets(where: "path = ?", [.text(item.path)]).first?.id else { throw LibraryError.index("a new row is missing") }
@@ -499,12 +499,18 @@ public actor PhotoLibrary {
         if let existing = try asset(id: "v" + contentID), ContentHash.sameContents(existing.path, path) {
             throw LibraryError.duplicate(path: path, existing: existing.path)
         }
-        let target = location.videos + "/" + PhotoLibrary.fileName(date: entry.date ?? Date().timeIntervalSince1970, extension: entry.fileExtension, mediaType: .video)
         let written: String
-        do {
-            written = moving ? try AtomicFile.place(path, at: target) : try AtomicFile.copy(from: path, to: target, createFolders: false)
-        } catch {
-            throw LibraryError.from(error)
+        if moving, (path as NSString).deletingLastPathComponent == location.videos {
+            // A recording made straight into the videos folder (so that a crash leaves it there,
+            // playable): indexed where it is.
+            written = path
+        } else {
+            let target = location.videos + "/" + PhotoLibrary.fileName(date: entry.date ?? Date().timeIntervalSince1970, extension: entry.fileExtension, mediaType: .video)
+            do {
+                written = moving ? try AtomicFile.place(path, at: target) : try AtomicFile.copy(from: path, to: target, createFolders: false)
+            } catch {
+                throw LibraryError.from(error)
+            }
         }
         var info = stat()
         return (entry, contentID, stat(written, &info) == 0 ? Int(info.st_size) : 0, written)

@@ -9,6 +9,7 @@ Usage: pinhole COMMAND [options]
 Commands:
   devices    list cameras, their formats and controls
   snap       take a photo and print where it was saved
+  record     record a movie (with sound) and print where it was saved
   library    list, import, export, delete, restore photos in the library
 
 Run `pinhole COMMAND --help` for a command's options.
@@ -51,6 +52,7 @@ do throws(CLIError) {
     switch command {
     case "devices": try DevicesCommand.run(rest)
     case "snap": try await SnapCommand.run(rest)
+    case "record": try await RecordCommand.run(rest)
     case "library": try await LibraryCommand.run(rest)
     case "-h", "--help", "help": print(usage)
     case "--version": print("pinhole \(PinholeVersion.string)")

@@ -1,0 +1,176 @@
+import Capture
+import Dispatch
+import Foundation
+import Media
+import PhotoLibrary
+
+/// `pinhole record`: records a movie until a duration, a size or Ctrl-C, and prints where it went.
+enum RecordCommand {
+    static let help = """
+    Usage: pinhole record [options]
+
+    Records video (with sound from the default microphone when there is one) until --duration,
+    --max-size or Ctrl-C, and prints the saved file's path. Movies go into the library:
+    $XDG_VIDEOS_DIR/Camera ("Video from YYYY-MM-DD HH-MM-SS.mp4"); with -o, to a plain file.
+    The file plays even if pinhole is killed: at most the last second is lost.
+
+      --device ID|PATH      camera ID (see `pinhole devices`), device node, or test-front/test-back
+      --size WxH            video size (default: the largest up to 1920x1080 the camera streams at 24 fps or more)
+      --fps N               frame rate (default: the fastest at that size)
+      --duration SECONDS    stop after this long
+      --max-size MB         stop before the file passes this size
+      --audio SOURCE        record from this PulseAudio/PipeWire source (see `pactl list sources short`)
+      --no-audio            record without sound
+      --format mp4|webm     H.264 + AAC in MP4 (default) or VP9 + Opus in WebM
+      --quality N           constant-rate factor: lower is better and larger (default 23; 0–51)
+      -o, --output PATH     file to write, or an existing folder to write into
+      -h, --help
+
+    \(ExitCode.help)
+    """
+
+    static func run(_ arguments: [String]) async throws(CLIError) {
+        var arguments = Arguments(arguments)
+        if arguments.flag("-h", "--help") { output(help); return }
+        let deviceID = try arguments.option("--device")
+        let sizeText = try arguments.option("--size")
+        let fps = try arguments.integer("--fps", range: 1...240)
+        let duration = try arguments.number("--duration", range: 0.1...86_400)
+        let maxSize = try arguments.number("--max-size", range: 0.1...1_000_000)
+        let audioSource = try arguments.option("--audio")
+        let noAudio = arguments.flag("--no-audio")
+        let formatText = try arguments.option("--format") ?? "mp4"
+        let quality = try arguments.integer("--quality", range: 0...63) ?? 23
+        let destination = try arguments.option("-o", "--output")
+        _ = try arguments.finish()
+        guard let format = MovieSettings.Format(rawValue: formatText.lowercased()) else { throw .usage("--format must be mp4 or webm, not '\(formatText)'") }
+        if noAudio && audioSource != nil { throw .usage("--audio and --no-audio cannot be used together") }
+        var requested: CaptureDevice.Dimensions?
+        if let sizeText {
+            let parts = sizeText.lowercased().split(separator: "x")
+            guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
+                throw .usage("--size must be WIDTHxHEIGHT such as 1280x720, not '\(sizeText)'")
+            }
+            requested = .init(width: w, height: h)
+        }
+
+        let device = try SnapCommand.pickDevice(id: deviceID, position: .unspecified)
+        if device.deviceType == .virtual && deviceID == nil {
+            FileHandle.standardError.write(Data("No camera found: using Pinhole's test camera.\n".utf8))
+        }
+        let (streamFormat, interval) = try chooseFormat(device, size: requested, fps: fps)
+        let session = CaptureSession()
+        session.sessionPreset = .inputPriority
+        let movie = MovieFileOutput()
+        movie.options = .init(format: format, quality: .constantRateFactor(quality))
+        movie.maxRecordedDuration = duration
+        movie.maxRecordedFileSize = maxSize.map { Int64($0 * 1_000_000) }
+        do {
+            try device.lockForConfiguration()
+            try device.setActiveFormat(streamFormat, frameInterval: interval)
+            device.unlockForConfiguration()
+            session.addInput(try CaptureDeviceInput(device: device))
+            session.addOutput(movie)
+            try await session.start()
+        } catch {
+            throw .capture(error)
+        }
+        defer { session.stopRunning() }
+
+        // Where the movie goes: the library's videos folder (indexed when finished), or -o.
+        let library = destination == nil ? try LibraryCommand.open() : nil
+        let name = PhotoLibrary.fileName(date: Date().timeIntervalSince1970, extension: format.fileExtension, mediaType: .video)
+        let path = try target(destination: destination, library: library, name: name)
+        do { try movie.startRecording(to: path, delegate: nil) } catch { throw .capture(error) }
+
+        // Ctrl-C and SIGTERM finish the file instead of killing the process.
+        let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { movie.stopRecording() }
+            source.resume()
+            return source
+        }
+        defer { for source in signals { source.cancel() } }
+        let progress = Task { await showProgress(movie) }
+        let summary = await movie.waitUntilFinished()
+        progress.cancel()
+        _ = await progress.value
+        if let error = movie.lastError {
+            if case .recordingLimitReached = error {} else {
+                if summary?.frameCount ?? 0 > 0 { output(path) }
+                throw exitError(error)
+            }
+        }
+        guard let summary, summary.frameCount > 0 else { throw .capture(.timeout(device: device.localizedName, seconds: 10)) }
+        if summary.droppedFrameCount > 0 {
+            FileHandle.standardError.write(Data("\(summary.droppedFrameCount) frames were dropped: encoding could not keep up; try a smaller --size or --format mp4.\n".utf8))
+        }
+        if let library {
+            do {
+                _ = try await library.performChanges { $0.createAsset(fromVideoFile: path, moving: true) }
+            } catch {
+                output(path)
+                throw .library(error)
+            }
+        }
+        output(path)
+    }
+
+    /// The stream format: the size asked (else the largest up to 1080p at ≥ 24 fps: what two cores
+    /// encode in real time), at the rate asked (else the fastest); among equal choices a raw
+    /// format, which needs no decoding.
+    static func chooseFormat(_ device: CaptureDevice, size: CaptureDevice.Dimensions?, fps: Int?) throws(CLIError) -> (CaptureDevice.Format, FrameInterval?) {
+        let candidates = device.formats.filter { format in
+            (size == nil || format.dimensions == size!) && (fps == nil || format.frameIntervals.contains { abs($0.framesPerSecond - Double(fps!)) < 0.5 })
+        }
+        let smooth = size == nil && fps == nil
+            ? candidates.filter { $0.maxFrameRate >= 24 && $0.dimensions.width * $0.dimensions.height <= 1920 * 1080 } : candidates
+        let pool = smooth.isEmpty ? candidates : smooth
+        guard let best = pool.max(by: { a, b in
+            let areaA = a.dimensions.width * a.dimensions.height, areaB = b.dimensions.width * b.dimensions.height
+            if areaA != areaB { return areaA < areaB }
+            if a.maxFrameRate != b.maxFrameRate { return a.maxFrameRate < b.maxFrameRate }
+            return a.pixelFormat == .mjpeg && b.pixelFormat != .mjpeg
+        }) else {
+            let offered = Set(device.formats.map { "\($0.dimensions)" }).sorted().joined(separator: ", ")
+            throw .capture(.unsupported("\(size.map { "\($0)" } ?? "video")\(fps.map { " at \($0) fps" } ?? "") (\(device.localizedName) offers \(offered))"))
+        }
+        let interval = fps.flatMap { wanted in best.frameIntervals.first { abs($0.framesPerSecond - Double(wanted)) < 0.5 } }
+        return (best, interval ?? best.frameIntervals.first)
+    }
+
+    /// The movie's path: inside the library's videos folder, or -o's file or folder.
+    static func target(destination: String?, library: PhotoLibrary?, name: String) throws(CLIError) -> String {
+        guard let destination else { return (library?.location.videos ?? UserDirectories.videos + "/Camera") + "/" + name }
+        var isFolder: ObjCBool = false
+        if destination.hasSuffix("/") || (FileManager.default.fileExists(atPath: destination, isDirectory: &isFolder) && isFolder.boolValue) {
+            return (destination.hasSuffix("/") ? String(destination.dropLast()) : destination) + "/" + name
+        }
+        if FileManager.default.fileExists(atPath: destination) {
+            throw .cannotWrite(path: destination, reason: "a file of that name exists, and recordings never replace files")
+        }
+        return destination
+    }
+
+    /// "Recording 0:05  3.2 MB  0 dropped" on a terminal, twice a second.
+    static func showProgress(_ movie: MovieFileOutput) async {
+        guard isatty(STDERR_FILENO) != 0 else { return }
+        while !Task.isCancelled {
+            let seconds = Int(movie.recordedDuration)
+            let megabytes = Double(movie.recordedFileSize) / 1_000_000
+            let line = String(format: "\rRecording %d:%02d  %.1f MB  %d dropped  (Ctrl-C stops) ", seconds / 60, seconds % 60, megabytes, movie.droppedFrameCount)
+            FileHandle.standardError.write(Data(line.utf8))
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+
+    /// The CLI error for a failed recording (a full disk is "cannot write", exit 6).
+    static func exitError(_ error: CaptureError) -> CLIError {
+        if case let .recordingFailed(path, reason) = error, reason.contains("disk") || reason.contains("permission") || reason.contains("read-only") {
+            return .cannotWrite(path: path, reason: reason)
+        }
+        return .capture(error)
+    }
+}
