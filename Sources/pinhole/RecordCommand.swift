@@ -83,7 +83,13 @@ enum RecordCommand {
         let path = try target(destination: destination, library: library, name: name)
         do { try movie.startRecording(to: path, delegate: nil) } catch { throw .capture(error) }
 
-        // Ctrl-C and SIGTERM finish the file instead of killing the process.
+        // Ctrl-C and SIGTERM finish the file instead of killing the process (unblocked first: a
+        // parent may have started us with them blocked, as test runners do).
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGINT)
+        sigaddset(&unblock, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

@@ -348,6 +348,7 @@ public final class MovieFileOutput: FrameConsumer {
         var lastSpaceCheck: Int64 = 0
         let rotation = (try? Rotation(degrees: Int(connection.videoRotationAngle))) ?? .none
         var started = false
+        var firstVideoTime: Int64?
         loop: while true {
             recording.wake.wait()
             while true {
@@ -361,6 +362,12 @@ public final class MovieFileOutput: FrameConsumer {
                 do throws(MediaError) {
                     switch item {
                     case let .video(buffer, time):
+                        // A limit of D seconds keeps exactly the frames taken in [0, D).
+                        if let limit = recording.limits.duration, let first = firstVideoTime, Double(time - first) / 1e9 >= limit {
+                            failure = .recordingLimitReached(path: recording.path, limit: "maximum duration of \(MovieFileOutput.seconds(limit))")
+                            break loop
+                        }
+                        firstVideoTime = firstVideoTime ?? time
                         if writer == nil {
                             let settings = MovieSettings(format: recording.options.format, width: buffer.width, height: buffer.height,
                                                          frameRate: state.withLock { $0.frameRate }, quality: recording.options.quality,
@@ -390,10 +397,6 @@ public final class MovieFileOutput: FrameConsumer {
                     $0.frames = writer.videoFrameCount
                     $0.duration = duration
                     $0.size = size
-                }
-                if let limit = recording.limits.duration, duration >= limit {
-                    failure = .recordingLimitReached(path: recording.path, limit: "maximum duration of \(MovieFileOutput.seconds(limit))")
-                    break loop
                 }
                 if let limit = recording.limits.size, size >= limit {
                     failure = .recordingLimitReached(path: recording.path, limit: "maximum file size of \(limit / 1_000_000) MB")

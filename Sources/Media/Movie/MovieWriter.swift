@@ -38,6 +38,8 @@ public final class MovieWriter {
     private var origin: Int64?
     private var lastVideoPTS: Int64 = -1
     private var lastSync: Int64 = 0
+    /// The file's size after the last complete fragment (synced to disk).
+    private var completeSize: Int64 = 0
     private var pendingAudio: [Int16]
     private var pendingCount = 0
     private var nextAudioPTS: Int64 = 0
@@ -207,11 +209,15 @@ public final class MovieWriter {
         if settings.format == .mp4, videoFrameCount > 0 { try MovieRemuxer.makeRegularMP4(path) }
     }
 
-    /// Stops writing without finishing (a fatal error): the file keeps every complete fragment.
+    /// Stops writing without finishing (a fatal error such as a full disk): the file is cut back
+    /// to its last complete fragment, so it plays to the end without errors.
     public func abandon() {
         finished = true
-        if io != nil { avio_flush(io) }
-        _ = try? sync(force: true)
+        if sink.error == 0, io != nil { avio_flush(io) }
+        if sink.fd >= 0 {
+            _ = ftruncate(sink.fd, off_t(completeSize))
+            _ = fdatasync(sink.fd)
+        }
         release()
     }
 
@@ -386,6 +392,7 @@ public final class MovieWriter {
         if let io { avio_flush(io) }
         if sink.error != 0 { throw MovieWriter.failure(path, sink.error) }
         guard fdatasync(sink.fd) == 0 else { throw MovieWriter.failure(path, errno) }
+        completeSize = sink.written
     }
 
     private func check(_ status: Int32, _ what: String) throws(MediaError) {

@@ -1,0 +1,122 @@
+import Foundation
+import Glibc
+import Media
+import Testing
+import TestSupport
+
+/// ffprobe's `entries` of `path` as key=value pairs (streams selected by `select`, frames counted).
+func probeValues(_ path: String, select: String = "v:0", _ entries: String) throws -> [String: String] {
+    let result = try runTool("ffprobe", ["-v", "error", "-count_frames", "-select_streams", select, "-show_entries", entries,
+                                         "-of", "default=noprint_wrappers=1", path])
+    var values: [String: String] = [:]
+    for line in result.stdout.split(separator: "\n") {
+        let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+        if parts.count == 2 { values[parts[0]] = parts[1] }
+    }
+    return values
+}
+
+/// FFmpeg decodes the whole file without a single complaint.
+func decodesCleanly(_ path: String) throws -> Bool {
+    let result = try runTool("ffmpeg", ["-v", "error", "-i", path, "-f", "null", "-"])
+    return result.status == 0 && result.stderr.isEmpty
+}
+
+extension CLITests {
+    @Test("record --duration into the library: a 640×480 H.264 movie of the right length, indexed with a thumbnail")
+    func recordIntoLibrary() throws {
+        let folder = try TemporaryDirectory()
+        let env = try isolatedEnvironment(folder)
+        let result = try pinhole(["record", "--device", "test", "--size", "640x480", "--fps", "30", "--duration", "2", "--no-audio"], environment: env)
+        #expect(result.status == 0, "\(result.stderr)")
+        let path = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(path.hasPrefix(folder.path("Videos/Camera/Video from ")) && path.hasSuffix(".mp4"), "\(path)")
+        let video = try probeValues(path, "stream=codec_name,width,height,nb_read_frames:format=duration")
+        #expect(video["codec_name"] == "h264" && video["width"] == "640" && video["height"] == "480")
+        #expect(abs((Double(video["duration"] ?? "") ?? 0) - 2) <= 1.0 / 30 + 0.001, "\(video)")
+        #expect(abs((Int(video["nb_read_frames"] ?? "") ?? 0) - 60) <= 1, "\(video)")
+        #expect(try decodesCleanly(path))
+        let listed = try pinhole(["library", "list", "--type", "video", "--json"], environment: env)
+        let assets = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        #expect(assets.count == 1 && assets.first?["path"] as? String == path)
+        let id = try #require(assets.first?["id"] as? String)
+        let thumbnail = try pinhole(["library", "thumbnail", id], environment: env).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try runTool("pngcheck", ["-t", thumbnail]).stdout.contains("(256x192,"))
+    }
+
+    @Test("record stops cleanly on SIGINT and SIGTERM: exit 0, a regular MP4, the path printed", arguments: [SIGINT, SIGTERM])
+    func recordSignal(signal: Int32) throws {
+        let folder = try TemporaryDirectory()
+        let env = try isolatedEnvironment(folder)
+        let path = folder.path("stopped.mp4")
+        let process = try BackgroundProcess([pinholeBinary, "record", "--device", "test", "--size", "640x480", "--no-audio", "-o", path], environment: env)
+        usleep(2_000_000)
+        kill(process.pid, signal)
+        #expect(process.waitForExit(seconds: 10) == 0, "\(process.errors)")
+        #expect(process.output == path + "\n")
+        let duration = Double(try probeValues(path, "format=duration")["duration"] ?? "") ?? 0
+        #expect(duration > 1 && duration < 3, "\(duration)")
+        #expect(try decodesCleanly(path))
+        let boxes = try runTool("/usr/bin/python3", ["-c", """
+            import struct,sys
+            d=open(sys.argv[1],'rb').read(); o=0; names=[]
+            while o+8<=len(d):
+                s,=struct.unpack('>I',d[o:o+4]); names.append(d[o+4:o+8].decode()); o+=s if s>=8 else len(d)
+            print(' '.join(names))
+            """, path]).stdout
+        #expect(!boxes.contains("moof") && boxes.hasPrefix("ftyp moov"), "a regular MP4 with moov first: \(boxes)")
+    }
+
+    @Test("a recording killed with SIGKILL after 4 s still plays up to its last fragment, and the library picks it up")
+    func recordKilled() throws {
+        let folder = try TemporaryDirectory()
+        let env = try isolatedEnvironment(folder)
+        let process = try BackgroundProcess([pinholeBinary, "record", "--device", "test", "--size", "640x480", "--fps", "30", "--no-audio"], environment: env)
+        usleep(4_300_000)
+        process.stop()  // SIGKILL
+        let videos = folder.path("Videos/Camera")
+        let names = try FileManager.default.contentsOfDirectory(atPath: videos)
+        #expect(names.count == 1 && names[0].hasPrefix("Video from "), "\(names)")
+        let path = videos + "/" + names[0]
+        #expect(try decodesCleanly(path))
+        let frames = Int(try probeValues(path, "stream=nb_read_frames")["nb_read_frames"] ?? "") ?? 0
+        #expect(frames >= 75, "at least the fragments before the last second: \(frames) frames")
+        let verify = try pinhole(["library", "verify", "--repair"], environment: env)
+        #expect(verify.status == 0 && verify.stdout.contains("1 added"), "\(verify.stdout)")
+    }
+
+    @Test("a full disk stops the recording with exit 6 and one line; the file plays up to the last fragment")
+    func recordFullDisk() throws {
+        let folder = try TemporaryDirectory()
+        let env = try isolatedEnvironment(folder)
+        let mountPoint = folder.path("small")
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+        let mounted = try runTool("mount", ["-t", "tmpfs", "-o", "size=400k", "tmpfs", mountPoint])
+        try #require(mounted.status == 0, "cannot mount a small tmpfs: \(mounted.stderr)")
+        defer { _ = try? runTool("umount", [mountPoint]) }
+        let path = mountPoint + "/full.mp4"
+        // Lossless (CRF 0) 1080p frames fill 400 kB within a second or two.
+        let result = try pinhole(["record", "--device", "test", "--size", "1920x1080", "--quality", "0", "--no-audio", "--duration", "60", "-o", path],
+                                 environment: env)
+        #expect(result.status == 6, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n").filter { !$0.hasPrefix("No camera found") }
+        #expect(lines.count == 1 && lines[0].contains("the disk is full"), "\(result.stderr)")
+        #expect(try decodesCleanly(path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint) == ["full.mp4"], "no temporary files")
+    }
+
+    @Test("record refuses bad arguments (exit 2) and a size the camera lacks (exit 1), in one line")
+    func recordBadArguments() throws {
+        let folder = try TemporaryDirectory()
+        let env = try isolatedEnvironment(folder)
+        let format = try pinhole(["record", "--device", "test", "--format", "avi"], environment: env)
+        #expect(format.status == 2 && format.stderr.contains("--format must be mp4 or webm"))
+        let both = try pinhole(["record", "--device", "test", "--audio", "x", "--no-audio"], environment: env)
+        #expect(both.status == 2)
+        let size = try pinhole(["record", "--device", "test", "--size", "123x45", "--no-audio"], environment: env)
+        #expect(size.status == 1 && size.stderr.contains("123×45") && size.stderr.split(separator: "\n").count == 1, "\(size.stderr)")
+        let exists = try folder.file("taken.mp4", [1, 2, 3]).path
+        let taken = try pinhole(["record", "--device", "test", "--size", "640x480", "--no-audio", "-o", exists], environment: env)
+        #expect(taken.status == 6 && taken.stderr.contains("never replace"), "\(taken.stderr)")
+    }
+}
