@@ -85,23 +85,25 @@ extension CLITests {
         #expect(verify.status == 0 && verify.stdout.contains("1 added"), "\(verify.stdout)")
     }
 
-    @Test("a full disk stops the recording with exit 6 and one line; the file plays up to the last fragment")
+    @Test("a full disk stops the recording with exit 6 and one line; the file plays up to its last fragment")
     func recordFullDisk() throws {
         let folder = try TemporaryDirectory()
         let env = try isolatedEnvironment(folder)
         let mountPoint = folder.path("small")
         try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        let mounted = try runTool("mount", ["-t", "tmpfs", "-o", "size=400k", "tmpfs", mountPoint])
+        let mounted = try runTool("mount", ["-t", "tmpfs", "-o", "size=120k", "tmpfs", mountPoint])
         try #require(mounted.status == 0, "cannot mount a small tmpfs: \(mounted.stderr)")
         defer { _ = try? runTool("umount", [mountPoint]) }
         let path = mountPoint + "/full.mp4"
-        // Lossless (CRF 0) 1080p frames fill 400 kB within a second or two.
+        // Lossless (CRF 0) 1080p frames of the test pattern fill 120 kB in about three seconds.
         let result = try pinhole(["record", "--device", "test", "--size", "1920x1080", "--quality", "0", "--no-audio", "--duration", "60", "-o", path],
                                  environment: env)
         #expect(result.status == 6, "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n").filter { !$0.hasPrefix("No camera found") }
         #expect(lines.count == 1 && lines[0].contains("the disk is full"), "\(result.stderr)")
         #expect(try decodesCleanly(path))
+        let kept = Double(try probeValues(path, "format=duration")["duration"] ?? "") ?? 0
+        #expect(kept >= 1, "whole seconds were kept: \(kept)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint) == ["full.mp4"], "no temporary files")
     }
 
