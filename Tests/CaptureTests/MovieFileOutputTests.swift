@@ -65,6 +65,25 @@ extension VirtualCameraSuites {
             #expect(throws: CaptureError.self) { try output.startRecording(to: path, delegate: nil) }  // exists: never overwritten
         }
 
+        @Test("a photo taken while recording is the stream's size, and the movie goes on uncut")
+        func photoWhileRecording() async throws {
+            let folder = try TemporaryDirectory()
+            let movie = MovieFileOutput(), photos = PhotoOutput()
+            let session = try session(movie)
+            session.addOutput(photos)
+            defer { session.stopRunning() }
+            try movie.startRecording(to: folder.path("with-photo.mp4"), delegate: nil)
+            try await Task.sleep(for: .milliseconds(700))
+            let photo = try await photos.capturePhoto(with: PhotoSettings(format: .jpeg))
+            #expect(photo.resolvedSettings.photoDimensions == .init(width: 640, height: 480) && !photo.resolvedSettings.switchedFormat)
+            try await Task.sleep(for: .milliseconds(700))
+            let summary = try #require(await movie.stopRecording())
+            #expect(summary.droppedFrameCount == 0)
+            let rate = try #require(session.activeStream).frameInterval.framesPerSecond
+            #expect(abs(Double(summary.frameCount) - summary.duration * rate) <= 2, "no gap in the movie at \(rate) fps: \(summary)")
+            #expect(try videoStream(summary.path, "width") == "640")
+        }
+
         @Test("maxRecordedDuration finishes the file with the limit as the reason; pausing leaves no gap")
         func limitsAndPause() async throws {
             let folder = try TemporaryDirectory()

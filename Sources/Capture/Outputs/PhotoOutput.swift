@@ -179,8 +179,9 @@ public final class PhotoOutput: FrameConsumer {
         if session.isInterrupted { throw .deviceDisconnected(device: device.localizedName) }
         let wanted = settings.maxPhotoDimensions ?? device.maxPhotoDimensions
         let streamSize = CaptureDevice.Dimensions(width: configuration.width, height: configuration.height)
-        // A larger photo than the stream needs the largest format that fits the request.
-        let still: StreamConfiguration? = wanted.area > streamSize.area
+        // A larger photo than the stream needs the largest format that fits the request, except
+        // while a movie records: switching would cut the movie, so the photo is the stream's size.
+        let still: StreamConfiguration? = wanted.area > streamSize.area && !session.isRecordingMovie
             ? PhotoOutput.stillConfiguration(for: device, atMost: wanted, preferring: configuration.pixelFormat) : nil
         let flashWanted = isFlashScene(settings.flashMode)
         let ledFlash = flashWanted && device.hasTorch

@@ -276,6 +276,11 @@ public final class CaptureSession: Sendable {
 
     /// Switches a running stream to `configuration` (a photo's larger still format), or back to
     /// the preset's choice with nil. Outputs keep their state; frames pause for the switch.
+    /// Whether one of the session's movie outputs is recording (the stream must not change then).
+    var isRecordingMovie: Bool {
+        configuration.withLock { $0.outputs }.contains { ($0 as? MovieFileOutput)?.isRecording == true }
+    }
+
     func switchStream(to configuration: StreamConfiguration?) async throws(CaptureError) {
         let result: Result<Void, CaptureError> = await withCheckedContinuation { continuation in
             queue.async {
