@@ -1,7 +1,7 @@
 import Media
 
-/// Everything that can go wrong while finding, opening and streaming cameras. Each case prints
-/// one line for people: what happened and what to do about it.
+/// Everything that can go wrong while finding, opening and streaming cameras and microphones.
+/// Each case prints one line for people: what happened and what to do about it.
 public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No camera is connected (and the caller did not accept the virtual test camera).
     case noCamera
@@ -33,6 +33,18 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
     case recordingFailed(path: String, reason: String)
     /// A recording reached a limit set on its output and was finished (the file is complete).
     case recordingLimitReached(path: String, limit: String)
+    /// No sound server answers (neither PulseAudio nor PipeWire's PulseAudio service).
+    case noSoundServer
+    /// The sound server took the connection but did not answer within `seconds`.
+    case soundServerNotResponding(seconds: Double)
+    /// The sound server offers no microphone (nothing, or only monitors of outputs).
+    case noMicrophone
+    /// No microphone has this name; `available` lists the names there are.
+    case microphoneNotFound(name: String, available: [String])
+    /// The sound server refused to let this process record from `microphone` (or to list them).
+    case microphoneAccessDenied(microphone: String)
+    /// Recording from the microphone failed (or the sound server went away while recording).
+    case audioFailed(microphone: String, reason: String)
 
     /// A one-line explanation for people.
     public var description: String {
@@ -67,6 +79,25 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Recording to \(path) failed: \(reason)."
         case let .recordingLimitReached(path, limit):
             return "The recording stopped at its \(limit); \(path) is complete."
+        case .noSoundServer:
+            return "No sound server is running (PulseAudio or PipeWire); recording without sound."
+        case let .soundServerNotResponding(seconds):
+            return "The sound server did not answer within \(CaptureError.seconds(seconds)) s; recording without sound. Restart it (systemctl --user restart pipewire-pulse, or pulseaudio -k)."
+        case .noMicrophone:
+            return "No microphone found; recording without sound. Connect a microphone, or check that it is not disabled in the sound settings."
+        case let .microphoneNotFound(name, available) where available.isEmpty:
+            return "No microphone '\(name)'. Connect it, or leave the choice empty for the default microphone."
+        case let .microphoneNotFound(name, available):
+            return "No microphone '\(name)' (there are \(available.joined(separator: ", "))). Choose one of those, or leave the choice empty for the default microphone."
+        case let .microphoneAccessDenied(microphone):
+            return "The sound server refused access to \(microphone). Allow Pinhole to use the microphone in the privacy settings and try again."
+        case let .audioFailed(microphone, reason):
+            return "Recording sound from \(microphone) failed: \(reason)."
         }
+    }
+
+    /// "2", or "0.5": a duration in seconds without a useless ".0".
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String((value * 10).rounded() / 10)
     }
 }
