@@ -81,6 +81,23 @@ enum RecordCommand {
         let library = destination == nil ? try LibraryCommand.open() : nil
         let name = PhotoLibrary.fileName(date: Date().timeIntervalSince1970, extension: format.fileExtension, mediaType: .video)
         let path = try target(destination: destination, library: library, name: name)
+        // Sound from the microphone asked for, else the default one; without one (no sound
+        // server, no microphone), the movie is silent and we say why.
+        var sound: AudioDataOutput?
+        if !noAudio {
+            do throws(CaptureError) {
+                let microphone = try Microphone.microphone(withID: audioSource)
+                let output = AudioDataOutput(settings: .init(channels: microphone.nativeChannelCount >= 2 ? .stereo : .mono, microphoneID: microphone.uniqueID))
+                try output.start()
+                sound = output
+                movie.recordSound(from: output)
+            } catch {
+                if audioSource != nil { throw .capture(error) }
+                let text = error.description
+                FileHandle.standardError.write(Data((text.contains("without sound") ? text : "Recording without sound: " + text).utf8 + [10]))
+            }
+        }
+        defer { sound?.stop() }
         do { try movie.startRecording(to: path, delegate: nil) } catch { throw .capture(error) }
 
         // Ctrl-C and SIGTERM finish the file instead of killing the process (unblocked first: a

@@ -5,120 +5,6 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// A PulseAudio server of the test's own, on a socket in a temporary folder: a null sink
-/// ("speakers", clocked by the system timer like a sound card) playing a 440 Hz sine
-/// (module-sine), and a source "sine" remapping the sink's monitor: a microphone hearing the
-/// tone, with the low, adjustable latency of real hardware. (module-sine-source would be simpler
-/// but has a fixed 2 s latency: it hands over sound in 2-second bursts, nothing like a microphone.)
-/// The monitor itself is a source too, and must not be listed as a microphone.
-///
-/// As root, PulseAudio only warns that it is "not intended to be run as root" and serves anyway;
-/// the strict server (`anonymous: false`) runs as nobody through setpriv. HOME, XDG_* and PULSE_*
-/// all point into the folder, so it never touches or finds a user's server. `stop()` (or the
-/// value dying) kills it with SIGKILL; the folder goes with the value.
-final class PrivateSoundServer: @unchecked Sendable {
-    /// The server of the running suite (see `SoundServerScope`).
-    @TaskLocal static var current: PrivateSoundServer?
-
-    let folder: TemporaryDirectory
-    let process: BackgroundProcess
-    private var keeper: BackgroundProcess?
-    /// "unix:/tmp/…/native", what PULSE_SERVER takes.
-    let address: String
-
-    /// Starts a server; with `anonymous` false, only clients holding its cookie get in.
-    init(anonymous: Bool = true) throws {
-        folder = try TemporaryDirectory()
-        let runtime = folder.path("runtime")
-        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true)
-        // PulseAudio lets in any client of its own user (credentials on the socket): to refuse
-        // this process, the strict server runs as nobody, in folders it owns.
-        let user: [String]
-        if anonymous {
-            user = []
-        } else {
-            chown(folder.url.path, 65534, 65534)
-            chown(runtime, 65534, 65534)
-            user = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-        }
-        let socket = folder.path("native")
-        address = "unix:\(socket)"
-        let environment = ["HOME": folder.url.path, "XDG_RUNTIME_DIR": runtime, "XDG_CONFIG_HOME": folder.path("config"),
-                           "XDG_STATE_HOME": folder.path("state"), "PULSE_RUNTIME_PATH": runtime, "PULSE_STATE_PATH": folder.path("state"),
-                           "PULSE_SERVER": address]
-        process = try BackgroundProcess(user + PrivateSoundServer.command(socket: socket, anonymous: anonymous), environment: environment)
-        // Ready once pactl (an independent client, given the server's cookie) gets an answer.
-        let cookie = ["PULSE_COOKIE": folder.path("config/pulse/cookie")]
-        var ready = false
-        for _ in 0..<100 where !ready {
-            if FileManager.default.fileExists(atPath: socket), (try? runTool("pactl", ["--server", address, "info"], environment: cookie))?.status == 0 {
-                ready = true
-            } else {
-                usleep(50_000)
-            }
-        }
-        try #require(ready, "pulseaudio did not start (install pulseaudio: scripts/setup): \(process.errors)")
-        // An idle null sink renders 2-second blocks, and a stream asking for less latency waits for
-        // the current block to end (up to 2 s of silence first). A low-latency reader kept on the
-        // monitor makes the sink run in 10 ms steps throughout, like a sound card's interrupts;
-        // the sink has switched once that reader gets its first bytes.
-        let kept = folder.path("keeper.raw")
-        keeper = try BackgroundProcess(["/usr/bin/parec", "--server", address, "--device", "speakers.monitor", "--latency-msec=10",
-                                        "--rate=8000", "--channels=1", "--format=u8", "--raw", kept], environment: cookie)
-        var switched = false
-        for _ in 0..<100 where !switched {
-            usleep(50_000)
-            switched = ((try? FileManager.default.attributesOfItem(atPath: kept)[.size] as? Int) ?? 0) > 0
-        }
-        try #require(switched, "parec got no sound from the null sink's monitor")
-    }
-
-    /// The command line (the socket's path aside, what to run by hand to reproduce a test).
-    static func command(socket: String, anonymous: Bool = true) -> [String] {
-        ["/usr/bin/pulseaudio", "-n", "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit", "--use-pid-file=no",
-         "--disable-shm=yes", "--log-target=stderr",
-         "-L", "module-native-protocol-unix socket=\(socket) auth-anonymous=\(anonymous ? 1 : 0)",
-         "-L", "module-null-sink sink_name=speakers rate=48000",
-         "-L", "module-sine sink=speakers frequency=440",
-         "-L", "module-remap-source source_name=sine master=speakers.monitor source_properties=device.description=Sine"]
-    }
-
-    /// Makes this the server the library talks to (libpulse reads PULSE_SERVER at each connection).
-    func publish() { setenv("PULSE_SERVER", address, 1) }
-
-    /// Freezes (SIGSTOP) or thaws (SIGCONT) the server: frozen, it accepts connections and never answers.
-    func freeze(_ frozen: Bool) { kill(process.pid, frozen ? SIGSTOP : SIGCONT) }
-
-    private let stopped = Mutex(false)
-
-    /// Kills the server and reaps it (once: its pid may be reused afterwards).
-    func stop() {
-        guard !stopped.withLock({ was in defer { was = true }; return was }) else { return }
-        keeper?.stop()
-        process.stop()
-    }
-
-    deinit { stop() }
-}
-
-/// Runs a whole suite with one private sound server, killed when the suite ends.
-struct SoundServerScope: SuiteTrait, TestScoping {
-    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
-        let server = try PrivateSoundServer()
-        defer {
-            server.stop()
-            setenv("PULSE_SERVER", "unix:/nonexistent/pinhole-test-pulse", 1)
-        }
-        server.publish()
-        try await PrivateSoundServer.$current.withValue(server, operation: function)
-    }
-}
-
-extension Trait where Self == SoundServerScope {
-    /// A private PulseAudio server for the suite (see `PrivateSoundServer`).
-    static var privateSoundServer: Self { Self() }
-}
-
 /// What a test keeps of a buffer without holding it (holding every buffer would starve the pool).
 struct RecordedBuffer: Sendable {
     var timestamp: Int64
@@ -174,252 +60,239 @@ func record(seconds: Double, settings: AudioDataOutput.Settings = .init()) async
     return (recording, output)
 }
 
-/// The power of `frequency` in `samples` (every `stride`-th value from `offset`: one channel) at
-/// `rate`, by the Goertzel algorithm, normalised by the length.
-func goertzel(_ samples: [Int16], frequency: Double, rate: Double, stride: Int = 1, offset: Int = 0) -> Double {
-    let coefficient = 2 * cos(2 * Double.pi * frequency / rate)
-    var previous = 0.0, beforePrevious = 0.0, count = 0
-    var index = offset
-    while index < samples.count {
-        let current = Double(samples[index]) + coefficient * previous - beforePrevious
-        beforePrevious = previous
-        previous = current
-        index += stride
-        count += 1
-    }
-    let power = previous * previous + beforePrevious * beforePrevious - coefficient * previous * beforePrevious
-    return power / Double(max(count, 1) * max(count, 1))
-}
+/// PULSE_SERVER is one per process: the suites that publish a private server run inside the
+/// serialized parent, one at a time (they also share the test camera).
+extension VirtualCameraSuites {
+    @Suite("Microphones and recording sound (a private PulseAudio server)", .serialized, .privateSoundServer)
+    struct AudioTests {
+        var server: PrivateSoundServer { PrivateSoundServer.current! }
 
-@Suite("Microphones and recording sound (a private PulseAudio server)", .serialized, .privateSoundServer)
-struct AudioTests {
-    var server: PrivateSoundServer { PrivateSoundServer.current! }
+        @Test("discovery lists the sine source as the default microphone, and not the null sink's monitor")
+        func discovery() throws {
+            let discovery = Microphone.DiscoverySession()
+            #expect(discovery.unavailableReason == nil)
+            let sine = try #require(discovery.devices.first { $0.uniqueID == "sine" }, "found: \(discovery.devices)")
+            #expect(sine.isDefault && sine.nativeSampleRate == 48000 && sine.nativeChannelCount == 2)
+            #expect(sine.localizedName == "Sine")
+            #expect(discovery.devices.count == 1, "found: \(discovery.devices)")
+            #expect(discovery.defaultDevice == sine && Microphone.default() == sine)
+            #expect(try Microphone.microphone(withID: nil) == sine)
+        }
 
-    @Test("discovery lists the sine source as the default microphone, and not the null sink's monitor")
-    func discovery() throws {
-        let discovery = Microphone.DiscoverySession()
-        #expect(discovery.unavailableReason == nil)
-        let sine = try #require(discovery.devices.first { $0.uniqueID == "sine" }, "found: \(discovery.devices)")
-        #expect(sine.isDefault && sine.nativeSampleRate == 48000 && sine.nativeChannelCount == 2)
-        #expect(sine.localizedName == "Sine")
-        #expect(discovery.devices.count == 1, "found: \(discovery.devices)")
-        #expect(discovery.defaultDevice == sine && Microphone.default() == sine)
-        #expect(try Microphone.microphone(withID: nil) == sine)
-    }
+        @Test("two seconds of stereo: 96000 frames per channel, 440 Hz, continuous monotonic timestamps")
+        func recordsTheSine() async throws {
+            // The null sink renders up to ~15 ms ahead, which its monitor cannot report (libpulse
+            // clamps the negative latency to 0): measured times wobble that much here, where a sound
+            // card's do not. A wide tolerance keeps that from re-anchoring; AudioClockTests test re-anchoring.
+            let (recording, output) = try await record(seconds: 2, settings: .init(clockTolerance: .milliseconds(30)))
+            #expect(output.microphone?.uniqueID == "sine" && !output.isRunning && output.runtimeError == nil)
+            let frames = recording.buffers.reduce(0) { $0 + $1.sampleCount }
+            #expect(abs(frames - 96000) <= 4800, "\(frames) frames")
+            #expect(recording.buffers.allSatisfy { $0.channelCount == 2 && $0.sampleCount == 480 })
+            #expect(recording.samples.count == frames * 2)
+            let statistics = output.statistics
+            #expect(statistics.buffersDropped == 0 && statistics.buffersDelivered == recording.buffers.count)
+            #expect(statistics.samplesRecorded == Int64(frames))
 
-    @Test("two seconds of stereo: 96000 frames per channel, 440 Hz, continuous monotonic timestamps")
-    func recordsTheSine() async throws {
-        // The null sink renders up to ~15 ms ahead, which its monitor cannot report (libpulse
-        // clamps the negative latency to 0): measured times wobble that much here, where a sound
-        // card's do not. A wide tolerance keeps that from re-anchoring; AudioClockTests test re-anchoring.
-        let (recording, output) = try await record(seconds: 2, settings: .init(clockTolerance: .milliseconds(30)))
-        #expect(output.microphone?.uniqueID == "sine" && !output.isRunning && output.runtimeError == nil)
-        let frames = recording.buffers.reduce(0) { $0 + $1.sampleCount }
-        #expect(abs(frames - 96000) <= 4800, "\(frames) frames")
-        #expect(recording.buffers.allSatisfy { $0.channelCount == 2 && $0.sampleCount == 480 })
-        #expect(recording.samples.count == frames * 2)
-        let statistics = output.statistics
-        #expect(statistics.buffersDropped == 0 && statistics.buffersDelivered == recording.buffers.count)
-        #expect(statistics.samplesRecorded == Int64(frames))
-
-        // Both channels carry the tone; 440 Hz dominates every other candidate by far.
-        for channel in 0..<2 {
-            let tone = goertzel(recording.samples, frequency: 440, rate: 48000, stride: 2, offset: channel)
-            for other in [300.0, 400, 480, 600, 880, 1000] {
-                let power = goertzel(recording.samples, frequency: other, rate: 48000, stride: 2, offset: channel)
-                #expect(tone > 100 * power, "channel \(channel): 440 Hz \(tone) vs \(other) Hz \(power)")
+            // Both channels carry the tone; 440 Hz dominates every other candidate by far.
+            for channel in 0..<2 {
+                let tone = goertzel(recording.samples, frequency: 440, rate: 48000, stride: 2, offset: channel)
+                for other in [300.0, 400, 480, 600, 880, 1000] {
+                    let power = goertzel(recording.samples, frequency: other, rate: 48000, stride: 2, offset: channel)
+                    #expect(tone > 100 * power, "channel \(channel): 440 Hz \(tone) vs \(other) Hz \(power)")
+                }
+                #expect(tone > 1000, "the sine is too quiet: \(tone)")
             }
-            #expect(tone > 1000, "the sine is too quiet: \(tone)")
+
+            // Timestamps: each buffer starts where the previous ended (to the nanosecond's rounding).
+            for (previous, next) in zip(recording.buffers, recording.buffers.dropFirst()) {
+                #expect(next.position == previous.position + Int64(previous.sampleCount))
+                let gap = Double(next.timestamp - previous.timestamp) / 1e9
+                #expect(abs(gap - Double(previous.sampleCount) / 48000) < 0.001, "gap \(gap) s at frame \(next.position)")
+            }
+            #expect(statistics.clockCorrections == 0, "corrections: \(statistics.clockCorrections), last \(statistics.lastClockCorrection) s")
+            // And they are on CLOCK_MONOTONIC: the sound was recorded between start and stop.
+            let first = try #require(recording.buffers.first), last = try #require(recording.buffers.last)
+            #expect(first.timestamp > recording.started - 100_000_000 && first.timestamp < recording.started + 500_000_000)
+            let end = last.timestamp + Int64(last.sampleCount) * 1_000_000_000 / 48000
+            #expect(abs(end - recording.stopped) < 100_000_000, "last sample \(Double(recording.stopped - end) / 1e6) ms before stop")
         }
 
-        // Timestamps: each buffer starts where the previous ended (to the nanosecond's rounding).
-        for (previous, next) in zip(recording.buffers, recording.buffers.dropFirst()) {
-            #expect(next.position == previous.position + Int64(previous.sampleCount))
-            let gap = Double(next.timestamp - previous.timestamp) / 1e9
-            #expect(abs(gap - Double(previous.sampleCount) / 48000) < 0.001, "gap \(gap) s at frame \(next.position)")
+        @Test("mono records one channel; 20 ms buffers when asked")
+        func mono() async throws {
+            let (recording, _) = try await record(seconds: 0.5, settings: .init(channels: .mono, bufferDuration: .milliseconds(20)))
+            #expect(recording.buffers.count > 10)
+            #expect(recording.buffers.allSatisfy { $0.channelCount == 1 && $0.sampleCount == 960 })
+            let frames = recording.buffers.reduce(0) { $0 + $1.sampleCount }
+            #expect(recording.samples.count == frames)
+            #expect(goertzel(recording.samples, frequency: 440, rate: 48000) > 100 * goertzel(recording.samples, frequency: 1000, rate: 48000))
         }
-        #expect(statistics.clockCorrections == 0, "corrections: \(statistics.clockCorrections), last \(statistics.lastClockCorrection) s")
-        // And they are on CLOCK_MONOTONIC: the sound was recorded between start and stop.
-        let first = try #require(recording.buffers.first), last = try #require(recording.buffers.last)
-        #expect(first.timestamp > recording.started - 100_000_000 && first.timestamp < recording.started + 500_000_000)
-        let end = last.timestamp + Int64(last.sampleCount) * 1_000_000_000 / 48000
-        #expect(abs(end - recording.stopped) < 100_000_000, "last sample \(Double(recording.stopped - end) / 1e6) ms before stop")
-    }
 
-    @Test("mono records one channel; 20 ms buffers when asked")
-    func mono() async throws {
-        let (recording, _) = try await record(seconds: 0.5, settings: .init(channels: .mono, bufferDuration: .milliseconds(20)))
-        #expect(recording.buffers.count > 10)
-        #expect(recording.buffers.allSatisfy { $0.channelCount == 1 && $0.sampleCount == 960 })
-        let frames = recording.buffers.reduce(0) { $0 + $1.sampleCount }
-        #expect(recording.samples.count == frames)
-        #expect(goertzel(recording.samples, frequency: 440, rate: 48000) > 100 * goertzel(recording.samples, frequency: 1000, rate: 48000))
-    }
+        @Test("a microphone that does not exist: a typed error naming the ones there are")
+        func unknownMicrophone() throws {
+            let output = AudioDataOutput(settings: .init(microphoneID: "no-such-microphone"))
+            #expect(throws: CaptureError.microphoneNotFound(name: "no-such-microphone", available: ["sine"])) { try output.start() }
+            #expect(!output.isRunning)
+            let message = CaptureError.microphoneNotFound(name: "no-such-microphone", available: ["sine"]).description
+            #expect(message.contains("no-such-microphone") && message.contains("sine"))
+        }
 
-    @Test("a microphone that does not exist: a typed error naming the ones there are")
-    func unknownMicrophone() throws {
-        let output = AudioDataOutput(settings: .init(microphoneID: "no-such-microphone"))
-        #expect(throws: CaptureError.microphoneNotFound(name: "no-such-microphone", available: ["sine"])) { try output.start() }
-        #expect(!output.isRunning)
-        let message = CaptureError.microphoneNotFound(name: "no-such-microphone", available: ["sine"]).description
-        #expect(message.contains("no-such-microphone") && message.contains("sine"))
-    }
-
-    @Test("no server: discovery is empty with the reason, start throws at once")
-    func noServer() throws {
-        setenv("PULSE_SERVER", "unix:\(server.folder.path("nobody-listens"))", 1)
-        defer { server.publish() }
-        let begin = monotonicNow()
-        let discovery = Microphone.DiscoverySession()
-        #expect(discovery.devices.isEmpty && discovery.unavailableReason == .noSoundServer)
-        #expect(CaptureError.noSoundServer.description == "No sound server is running (PulseAudio or PipeWire); recording without sound.")
-        let output = AudioDataOutput()
-        #expect(throws: CaptureError.noSoundServer) { try output.start() }
-        #expect(monotonicNow() - begin < 2_000_000_000)
-        #expect(!output.isRunning)
-    }
-
-    @Test("a server that refuses this client: access denied, for discovery and for recording")
-    func accessDenied() throws {
-        let strict = try PrivateSoundServer(anonymous: false)
-        strict.publish()
-        defer { server.publish() }
-        // This process does not hold the server's cookie (PULSE_COOKIE is unset here, and HOME is not the server's).
-        let discovery = Microphone.DiscoverySession()
-        #expect(discovery.devices.isEmpty && discovery.unavailableReason == .microphoneAccessDenied(microphone: "its microphones"))
-        #expect(throws: CaptureError.microphoneAccessDenied(microphone: "its microphones")) { try AudioDataOutput().start() }
-        #expect(discovery.unavailableReason?.description.hasPrefix("The sound server refused access to its microphones.") == true)
-    }
-
-    @Test("a hung server costs the timeout, not a hang; stop() returns even while a read blocks")
-    func hungServer() async throws {
-        server.freeze(true)
-        var thawed = false
-        defer { if !thawed { server.freeze(false) } }
-        let begin = monotonicNow()
-        let discovery = Microphone.DiscoverySession(timeout: .milliseconds(300))
-        #expect(discovery.devices.isEmpty && discovery.unavailableReason == .soundServerNotResponding(seconds: 0.3))
-        let output = AudioDataOutput(settings: .init(timeout: .milliseconds(300)))
-        #expect(throws: CaptureError.soundServerNotResponding(seconds: 0.3)) { try output.start() }
-        #expect(monotonicNow() - begin < 1_500_000_000)
-        server.freeze(false)
-        thawed = true
-
-        // Recording, then the server freezes: stop() still returns (within its one-second grace).
-        let recording = AudioDataOutput()
-        try recording.start()
-        try await Task.sleep(for: .milliseconds(200))
-        server.freeze(true)
-        thawed = false
-        try await Task.sleep(for: .milliseconds(100))
-        let stopping = monotonicNow()
-        recording.stop()
-        #expect(monotonicNow() - stopping < 1_500_000_000)
-        #expect(!recording.isRunning)
-        server.freeze(false)
-        thawed = true
-        // The server answers again: recording works.
-        let (again, _) = try await record(seconds: 0.3)
-        #expect(again.buffers.count > 10)
-    }
-
-    @Test("stop() is prompt, and start/stop may repeat")
-    func promptStop() async throws {
-        let output = AudioDataOutput()
-        for _ in 0..<3 {
-            let stream = output.audioBuffers()
-            try output.start()
-            try output.start()  // already running: nothing happens
-            #expect(output.isRunning)
-            let first = await collect(stream, count: 5, seconds: 5)
-            #expect(first.count == 5)
-            let stopping = monotonicNow()
-            output.stop()
-            #expect(monotonicNow() - stopping < 200_000_000, "stop took \(Double(monotonicNow() - stopping) / 1e6) ms")
+        @Test("no server: discovery is empty with the reason, start throws at once")
+        func noServer() throws {
+            setenv("PULSE_SERVER", "unix:\(server.folder.path("nobody-listens"))", 1)
+            defer { server.publish() }
+            let begin = monotonicNow()
+            let discovery = Microphone.DiscoverySession()
+            #expect(discovery.devices.isEmpty && discovery.unavailableReason == .noSoundServer)
+            #expect(CaptureError.noSoundServer.description == "No sound server is running (PulseAudio or PipeWire); recording without sound.")
+            let output = AudioDataOutput()
+            #expect(throws: CaptureError.noSoundServer) { try output.start() }
+            #expect(monotonicNow() - begin < 2_000_000_000)
             #expect(!output.isRunning)
         }
-        output.stop()  // stopped already: nothing happens
-    }
 
-    @Test("a reader that falls behind: the oldest buffers drop (counted), memory stays bounded")
-    func slowReader() async throws {
-        let output = AudioDataOutput(settings: .init(maximumQueuedDuration: .milliseconds(50)))
-        let stream = output.audioBuffers()
-        try output.start()
-        try await Task.sleep(for: .milliseconds(500))
-        output.stop()
-        let statistics = output.statistics
-        #expect(statistics.buffersDropped > 20, "\(statistics)")
-        var kept: [Int64] = []
-        for await buffer in stream { kept.append(buffer.samplePosition) }
-        #expect(kept.count == 5, "\(kept)")
-        #expect(kept == kept.sorted() && (kept.last ?? 0) + 480 == statistics.samplesRecorded)
-    }
+        @Test("a server that refuses this client: access denied, for discovery and for recording")
+        func accessDenied() throws {
+            let strict = try PrivateSoundServer(anonymous: false)
+            strict.publish()
+            defer { server.publish() }
+            // This process does not hold the server's cookie (PULSE_COOKIE is unset here, and HOME is not the server's).
+            let discovery = Microphone.DiscoverySession()
+            #expect(discovery.devices.isEmpty && discovery.unavailableReason == .microphoneAccessDenied(microphone: "its microphones"))
+            #expect(throws: CaptureError.microphoneAccessDenied(microphone: "its microphones")) { try AudioDataOutput().start() }
+            #expect(discovery.unavailableReason?.description.hasPrefix("The sound server refused access to its microphones.") == true)
+        }
 
-    @Test("a delegate that holds buffers: the pool runs out, buffers drop and are reported; later ones say so")
-    func slowDelegate() async throws {
-        final class Hoarder: AudioDataOutputSampleBufferDelegate, @unchecked Sendable {
-            let held = Mutex<[AudioBuffer]>([])
-            let drops = Mutex<[Int64]>([])
-            func captureOutput(_ output: AudioDataOutput, didOutput audioBuffer: AudioBuffer) {
-                held.withLock { $0.append(audioBuffer) }
+        @Test("a hung server costs the timeout, not a hang; stop() returns even while a read blocks")
+        func hungServer() async throws {
+            server.freeze(true)
+            var thawed = false
+            defer { if !thawed { server.freeze(false) } }
+            let begin = monotonicNow()
+            let discovery = Microphone.DiscoverySession(timeout: .milliseconds(300))
+            #expect(discovery.devices.isEmpty && discovery.unavailableReason == .soundServerNotResponding(seconds: 0.3))
+            let output = AudioDataOutput(settings: .init(timeout: .milliseconds(300)))
+            #expect(throws: CaptureError.soundServerNotResponding(seconds: 0.3)) { try output.start() }
+            #expect(monotonicNow() - begin < 1_500_000_000)
+            server.freeze(false)
+            thawed = true
+
+            // Recording, then the server freezes: stop() still returns (within its one-second grace).
+            let recording = AudioDataOutput()
+            try recording.start()
+            try await Task.sleep(for: .milliseconds(200))
+            server.freeze(true)
+            thawed = false
+            try await Task.sleep(for: .milliseconds(100))
+            let stopping = monotonicNow()
+            recording.stop()
+            #expect(monotonicNow() - stopping < 1_500_000_000)
+            #expect(!recording.isRunning)
+            server.freeze(false)
+            thawed = true
+            // The server answers again: recording works.
+            let (again, _) = try await record(seconds: 0.3)
+            #expect(again.buffers.count > 10)
+        }
+
+        @Test("stop() is prompt, and start/stop may repeat")
+        func promptStop() async throws {
+            let output = AudioDataOutput()
+            for _ in 0..<3 {
+                let stream = output.audioBuffers()
+                try output.start()
+                try output.start()  // already running: nothing happens
+                #expect(output.isRunning)
+                let first = await collect(stream, count: 5, seconds: 5)
+                #expect(first.count == 5)
+                let stopping = monotonicNow()
+                output.stop()
+                #expect(monotonicNow() - stopping < 200_000_000, "stop took \(Double(monotonicNow() - stopping) / 1e6) ms")
+                #expect(!output.isRunning)
             }
-            func captureOutput(_ output: AudioDataOutput, didDropBufferAt samplePosition: Int64) {
-                drops.withLock { $0.append(samplePosition) }
-                held.withLock { $0.removeAll() }  // let go: recording resumes
-            }
+            output.stop()  // stopped already: nothing happens
         }
-        let hoarder = Hoarder()
-        let output = AudioDataOutput(settings: .init(maximumQueuedDuration: .milliseconds(50)))
-        let queue = DispatchQueue(label: "audio-test-delegate")
-        output.setSampleBufferDelegate(hoarder, queue: queue)
-        try output.start()
-        try await Task.sleep(for: .milliseconds(500))
-        output.stop()
-        queue.sync {}
-        let statistics = output.statistics
-        let drops = hoarder.drops.withLock { $0 }
-        #expect(statistics.buffersDropped > 0 && drops.count == statistics.buffersDropped, "\(statistics), \(drops.count) reported")
-        #expect(statistics.buffersDelivered > 9 && statistics.buffersDelivered + statistics.buffersDropped == Int(statistics.samplesRecorded / 480))
-    }
 
-    @Test("the server going away ends recording with a runtime error and ends the sequence")
-    func serverDies() async throws {
-        let other = try PrivateSoundServer()
-        other.publish()
-        defer { server.publish() }
-        final class Watcher: AudioDataOutputSampleBufferDelegate, @unchecked Sendable {
-            let error = Mutex<CaptureError?>(nil)
-            func captureOutput(_ output: AudioDataOutput, didOutput audioBuffer: AudioBuffer) {}
-            func captureOutput(_ output: AudioDataOutput, didStopWithError error: CaptureError) { self.error.withLock { $0 = error } }
+        @Test("a reader that falls behind: the oldest buffers drop (counted), memory stays bounded")
+        func slowReader() async throws {
+            let output = AudioDataOutput(settings: .init(maximumQueuedDuration: .milliseconds(50)))
+            let stream = output.audioBuffers()
+            try output.start()
+            try await Task.sleep(for: .milliseconds(500))
+            output.stop()
+            let statistics = output.statistics
+            #expect(statistics.buffersDropped > 20, "\(statistics)")
+            var kept: [Int64] = []
+            for await buffer in stream { kept.append(buffer.samplePosition) }
+            #expect(kept.count == 5, "\(kept)")
+            #expect(kept == kept.sorted() && (kept.last ?? 0) + 480 == statistics.samplesRecorded)
         }
-        let watcher = Watcher()
-        let output = AudioDataOutput()
-        output.setSampleBufferDelegate(watcher, queue: nil)
-        let stream = output.audioBuffers()
-        try output.start()
-        try await Task.sleep(for: .milliseconds(200))
-        other.stop()
-        let ended = Task { () -> Int in
-            var count = 0
-            for await _ in stream { count += 1 }
-            return count
+
+        @Test("a delegate that holds buffers: the pool runs out, buffers drop and are reported; later ones say so")
+        func slowDelegate() async throws {
+            final class Hoarder: AudioDataOutputSampleBufferDelegate, @unchecked Sendable {
+                let held = Mutex<[AudioBuffer]>([])
+                let drops = Mutex<[Int64]>([])
+                func captureOutput(_ output: AudioDataOutput, didOutput audioBuffer: AudioBuffer) {
+                    held.withLock { $0.append(audioBuffer) }
+                }
+                func captureOutput(_ output: AudioDataOutput, didDropBufferAt samplePosition: Int64) {
+                    drops.withLock { $0.append(samplePosition) }
+                    held.withLock { $0.removeAll() }  // let go: recording resumes
+                }
+            }
+            let hoarder = Hoarder()
+            let output = AudioDataOutput(settings: .init(maximumQueuedDuration: .milliseconds(50)))
+            let queue = DispatchQueue(label: "audio-test-delegate")
+            output.setSampleBufferDelegate(hoarder, queue: queue)
+            try output.start()
+            try await Task.sleep(for: .milliseconds(500))
+            output.stop()
+            queue.sync {}
+            let statistics = output.statistics
+            let drops = hoarder.drops.withLock { $0 }
+            #expect(statistics.buffersDropped > 0 && drops.count == statistics.buffersDropped, "\(statistics), \(drops.count) reported")
+            #expect(statistics.buffersDelivered > 9 && statistics.buffersDelivered + statistics.buffersDropped == Int(statistics.samplesRecorded / 480))
         }
-        let timer = Task {
-            try await Task.sleep(for: .seconds(5))
-            ended.cancel()
+
+        @Test("the server going away ends recording with a runtime error and ends the sequence")
+        func serverDies() async throws {
+            let other = try PrivateSoundServer()
+            other.publish()
+            defer { server.publish() }
+            final class Watcher: AudioDataOutputSampleBufferDelegate, @unchecked Sendable {
+                let error = Mutex<CaptureError?>(nil)
+                func captureOutput(_ output: AudioDataOutput, didOutput audioBuffer: AudioBuffer) {}
+                func captureOutput(_ output: AudioDataOutput, didStopWithError error: CaptureError) { self.error.withLock { $0 = error } }
+            }
+            let watcher = Watcher()
+            let output = AudioDataOutput()
+            output.setSampleBufferDelegate(watcher, queue: nil)
+            let stream = output.audioBuffers()
+            try output.start()
+            try await Task.sleep(for: .milliseconds(200))
+            other.stop()
+            let ended = Task { () -> Int in
+                var count = 0
+                for await _ in stream { count += 1 }
+                return count
+            }
+            let timer = Task {
+                try await Task.sleep(for: .seconds(5))
+                ended.cancel()
+            }
+            #expect(await ended.value > 5)
+            timer.cancel()
+            #expect(!output.isRunning)
+            let error = try #require(output.runtimeError)
+            guard case .audioFailed(microphone: "sine", _) = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
+            for _ in 0..<100 where watcher.error.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(watcher.error.withLock { $0 } == error)
+            output.stop()
         }
-        #expect(await ended.value > 5)
-        timer.cancel()
-        #expect(!output.isRunning)
-        let error = try #require(output.runtimeError)
-        guard case .audioFailed(microphone: "sine", _) = error else {
-            Issue.record("unexpected error \(error)")
-            return
-        }
-        for _ in 0..<100 where watcher.error.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(watcher.error.withLock { $0 } == error)
-        output.stop()
     }
 }
 

@@ -74,6 +74,7 @@ public final class MovieFileOutput: FrameConsumer {
         var audio: (sampleRate: Int, channels: Int)?
         var recording: Recording?
         var lastError: CaptureError?
+        var soundSource: AudioDataOutput?
         var frameRate = 30
         var mirrorScratch: PixelBuffer?
     }
@@ -165,6 +166,20 @@ public final class MovieFileOutput: FrameConsumer {
     public var audioSettings: (sampleRate: Int, channels: Int)? {
         get { state.withLock { $0.audio } }
         set { state.withLock { $0.audio = newValue } }
+    }
+
+    /// Records `audio`'s microphone into this output's movies (its buffers come through a
+    /// delegate on a queue of the movie's; the output itself is started and stopped by the
+    /// caller), or, with nil, makes silent movies. Takes effect at the next `startRecording`.
+    public func recordSound(from audio: AudioDataOutput?) {
+        let previous = state.withLock { state -> AudioDataOutput? in
+            let old = state.soundSource
+            state.soundSource = audio
+            state.audio = audio.map { (AudioDataOutput.Settings.sampleRate, $0.audioSettings.channels.rawValue) }
+            return old
+        }
+        previous?.setSampleBufferDelegate(nil, queue: nil)
+        audio?.setSampleBufferDelegate(SoundFeed(movie: self), queue: DispatchQueue(label: "pinhole.movie-sound"))
     }
 
     /// Whether a recording is in progress (until its file is finished).
@@ -468,5 +483,16 @@ public final class MovieFileOutput: FrameConsumer {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+}
+
+/// Hands a microphone's buffers to a movie output.
+private final class SoundFeed: AudioDataOutputSampleBufferDelegate {
+    weak let movie: MovieFileOutput?
+
+    init(movie: MovieFileOutput) { self.movie = movie }
+
+    func captureOutput(_ output: AudioDataOutput, didOutput audioBuffer: AudioBuffer) {
+        movie?.appendAudio(audioBuffer.samples, timestampNanoseconds: audioBuffer.presentationTimestampNanoseconds)
     }
 }

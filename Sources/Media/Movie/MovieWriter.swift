@@ -37,13 +37,13 @@ public final class MovieWriter {
     private var audioFrame: UnsafeMutablePointer<AVFrame>?
     private var origin: Int64?
     private var lastVideoPTS: Int64 = -1
-    private var lastSync: Int64 = 0
     /// The file's size after the last complete fragment (synced to disk).
     private var completeSize: Int64 = 0
     private var pendingAudio: [Int16]
     private var pendingCount = 0
     private var nextAudioPTS: Int64 = 0
     private var audioAnchored = false
+    private var samplesToSkip = 0
     private var finished = false
     /// Sound samples (per channel) cut or inserted to keep sound on the video's clock.
     public private(set) var audioCorrections = 0
@@ -94,7 +94,7 @@ public final class MovieWriter {
             packet = made
             heldVideo = held
             videoFrame = frame
-            try sync(force: true)
+            try sync()
         } catch {
             release()
             unlink(path)
@@ -145,45 +145,65 @@ public final class MovieWriter {
     }
 
     /// Adds interleaved signed 16-bit sound (`settings.audio`'s channel count) captured at
-    /// `timestampNanoseconds`. Sound is kept on the video's clock: when the sound card's clock and
-    /// the timestamps disagree by more than 20 ms, samples are cut or silence inserted.
+    /// `timestampNanoseconds`. Sound is kept on the video's clock: whenever the samples and their
+    /// timestamps disagree by more than 10 ms (a sound card's clock drifting from the system's,
+    /// lost buffers), silence is inserted or samples are skipped, so MP4's gapless audio track
+    /// (which has no timestamps of its own) stays in step with the picture.
     public func appendAudio(_ samples: UnsafeBufferPointer<Int16>, timestampNanoseconds: Int64) throws(MediaError) {
-        guard !finished, let audio, let sound = settings.audio, let origin else { return }  // no video yet: nothing to align to
+        guard !finished, audio != nil, let sound = settings.audio, let origin else { return }  // no video yet: nothing to align to
         let channels = sound.channels, rate = Int64(sound.sampleRate)
-        var input = UnsafeBufferPointer(rebasing: samples[...])
-        // Where these samples belong on the movie's timeline, in samples.
+        // Where these samples belong on the movie's timeline, and where the track has got to.
         let actual = (timestampNanoseconds - origin) * rate / 1_000_000_000
-        let expected = nextAudioPTS + Int64(pendingCount)
-        if !audioAnchored {
+        // Samples still to be skipped count as already placed.
+        let expected = nextAudioPTS + Int64(pendingCount) - Int64(samplesToSkip)
+        let drift = actual - expected
+        if !audioAnchored || abs(drift) > rate / 100 {
+            if audioAnchored { audioCorrections += Int(abs(drift)) }
             audioAnchored = true
-            if actual < 0 {
-                let cut = min(Int(-actual), input.count / channels)
-                input = UnsafeBufferPointer(rebasing: input[(cut * channels)...])
+            if drift > 0 {
+                let cancelled = min(samplesToSkip, Int(drift))
+                samplesToSkip -= cancelled
+                try appendSilence(Int(drift) - cancelled)
             } else {
-                nextAudioPTS = actual
-            }
-        } else if abs(actual - expected) > rate / 50 {
-            audioCorrections += Int(abs(actual - expected))
-            if actual > expected {
-                // Samples were lost (an overrun): start a new run at the right time.
-                try flushAudio(partial: true)
-                nextAudioPTS = actual
-            } else {
-                let cut = min(Int(expected - actual), input.count / channels)
-                input = UnsafeBufferPointer(rebasing: input[(cut * channels)...])
+                samplesToSkip += Int(-drift)
             }
         }
+        var offset = 0
+        if samplesToSkip > 0 {
+            let skipped = min(samplesToSkip, samples.count / channels)
+            samplesToSkip -= skipped
+            offset = skipped * channels
+        }
+        try appendSamples(UnsafeBufferPointer(rebasing: samples[offset...]), channels: channels)
+    }
+
+    /// Puts samples into the pending frame, encoding each frame as it fills.
+    private func appendSamples(_ input: UnsafeBufferPointer<Int16>, channels: Int) throws(MediaError) {
+        guard let audio else { return }
         let frameSize = Int(audio.pointee.frame_size > 0 ? audio.pointee.frame_size : 1024)
         var offset = 0
         while offset < input.count {
-            let room = frameSize * channels - pendingCount * channels
-            let take = min(room, input.count - offset)
+            let take = min(frameSize * channels - pendingCount * channels, input.count - offset)
             pendingAudio.withUnsafeMutableBufferPointer { pending in
                 for index in 0..<take { pending[pendingCount * channels + index] = input[offset + index] }
             }
             pendingCount += take / channels
             offset += take
             if pendingCount == frameSize { try flushAudio(partial: false) }
+        }
+    }
+
+    /// Adds `count` samples of silence per channel.
+    private func appendSilence(_ count: Int) throws(MediaError) {
+        guard let sound = settings.audio else { return }
+        let zeros = [Int16](repeating: 0, count: min(count, 4800) * sound.channels)
+        var left = count
+        while left > 0 {
+            let piece = min(left, 4800)
+            try zeros.withUnsafeBufferPointer { pointer throws(MediaError) in
+                try appendSamples(UnsafeBufferPointer(rebasing: pointer.prefix(piece * sound.channels)), channels: sound.channels)
+            }
+            left -= piece
         }
     }
 
@@ -204,7 +224,7 @@ public final class MovieWriter {
             try drain(audio, stream: audioStream)
         }
         try check(av_write_trailer(format), "finishing the file")
-        try sync(force: true)
+        try sync()
         closeIO()
         if settings.format == .mp4, videoFrameCount > 0 { try MovieRemuxer.makeRegularMP4(path) }
     }
@@ -369,7 +389,7 @@ public final class MovieWriter {
             } else {
                 try check(av_interleaved_write_frame(format, packet), "writing")
             }
-            if keyframe { try sync(force: false) }
+            if keyframe { try sync() }
         }
     }
 
@@ -382,13 +402,10 @@ public final class MovieWriter {
         try check(av_interleaved_write_frame(format, held), "writing")
     }
 
-    /// Flushes FFmpeg's buffer and fdatasyncs the file (at most once per fragment interval unless forced).
-    private func sync(force: Bool) throws(MediaError) {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let nanoseconds = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-        guard force || Double(nanoseconds - lastSync) >= settings.fragmentInterval * 0.9e9 else { return }
-        lastSync = nanoseconds
+    /// Flushes FFmpeg's buffer and fdatasyncs the file. Called after each video key frame, which
+    /// starts a fragment (key frames come once per fragment interval), so the file then ends on a
+    /// fragment's boundary: `abandon()` cuts back to the last such size.
+    private func sync() throws(MediaError) {
         if let io { avio_flush(io) }
         if sink.error != 0 { throw MovieWriter.failure(path, sink.error) }
         guard fdatasync(sink.fd) == 0 else { throw MovieWriter.failure(path, errno) }
