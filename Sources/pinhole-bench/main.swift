@@ -108,6 +108,7 @@ func main() -> Int32 {
     }
     let scratch = String(cString: directory)
     defer { removeDirectory(scratch) }
+    removeOnInterrupt(scratch)
 
     let machine = Machine.current()
     let loadBefore = Machine.load()
@@ -149,6 +150,36 @@ func main() -> Int32 {
     let badChecks = rows.filter(\.check.failed).map { "\($0.stage) at \($0.size) vs \($0.peer): \($0.check.text)" }
     for problem in failures + badChecks { printError("pinhole-bench: FAILED \(problem)") }
     return failures.isEmpty && badChecks.isEmpty ? 0 : 1
+}
+
+/// The signals that end a run early and should not leave the scratch directory (gigabytes
+/// during the library stages) behind.
+let interruptions = [SIGINT, SIGTERM, SIGHUP]
+
+/// Exits when one of `interruptions` arrives and has `scratch` removed once the process is
+/// gone: the signals are blocked in every thread (threads made later inherit the mask;
+/// `Subprocess` unblocks them in its tools) and one thread waits for them with `sigwait`. It
+/// cannot delete the folder itself while a stage's threads may still be writing into it, so it
+/// starts `rm -rf` in a shell that first waits for this process to end (5 s at most).
+func removeOnInterrupt(_ scratch: String) {
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    for signal in interruptions { sigaddset(&signals, signal) }
+    pthread_sigmask(SIG_BLOCK, &signals, nil)
+    var thread = pthread_t()
+    pthread_create(&thread, nil, { argument in
+        guard let argument else { return nil }
+        let scratch = String(cString: argument.assumingMemoryBound(to: CChar.self))
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in interruptions { sigaddset(&signals, signal) }
+        var received: Int32 = 0
+        while sigwait(&signals, &received) != 0 {}
+        let script = #"i=0; while kill -0 "$1" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done; rm -rf -- "$2""#
+        let started = Subprocess.startDetached(["sh", "-c", script, "sh", String(getpid()), scratch])
+        printError("pinhole-bench: stopped by signal \(received); " + (started ? "removing \(scratch)" : "could not remove \(scratch)"))
+        _exit(128 + received)
+    }, strdup(scratch))
 }
 
 /// Deletes `path` and everything below it (the library stage leaves folders in the scratch directory).
