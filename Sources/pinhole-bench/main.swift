@@ -15,13 +15,18 @@ struct Options {
     var markdown = false
     /// List the stage names and exit.
     var list = false
+    /// Files the library import stage imports (nil: 1 000, or 50 with `--quick`).
+    var libraryFiles: Int?
 
     /// The usage text.
     static let usage = """
-        usage: pinhole-bench [--runs N] [--quick] [--only STAGE-SUBSTRING] [--markdown] [--list]
+        usage: pinhole-bench [--runs N] [--quick] [--only STAGE-SUBSTRING] [--library-files N] [--markdown] [--list]
           --runs N        timed runs per contender, the median is shown (default 15; 5 with --quick)
           --quick         fewer runs and 1080p only, for CI smoke runs
           --only TEXT     only stages whose name contains TEXT, ignoring case ("->" matches "→")
+          --library-files N
+                          12 MP JPEGs the library import stage imports (default 1000; 50 with --quick);
+                          it needs about 6 MB free in /tmp a file
           --markdown      print the table as Markdown
           --list          list the stages and exit
         """
@@ -48,6 +53,10 @@ struct Options {
                 let text = try value(argument)
                 guard let runs = Int(text), runs > 0 else { throw Invalid(description: "--runs needs a positive whole number, not '\(text)'") }
                 runsGiven = runs
+            case "--library-files":
+                let text = try value(argument)
+                guard let files = Int(text), files > 0 else { throw Invalid(description: "--library-files needs a positive whole number, not '\(text)'") }
+                options.libraryFiles = files
             case "--quick": options.quick = true
             case "--only": options.only = try value(argument)
             case "--markdown": options.markdown = true
