@@ -15,13 +15,18 @@ struct Options {
     var markdown = false
     /// List the stage names and exit.
     var list = false
+    /// Files the library import stage imports (nil: 1 000, or 50 with `--quick`).
+    var libraryFiles: Int?
 
     /// The usage text.
     static let usage = """
-        usage: pinhole-bench [--runs N] [--quick] [--only STAGE-SUBSTRING] [--markdown] [--list]
+        usage: pinhole-bench [--runs N] [--quick] [--only STAGE-SUBSTRING] [--library-files N] [--markdown] [--list]
           --runs N        timed runs per contender, the median is shown (default 15; 5 with --quick)
           --quick         fewer runs and 1080p only, for CI smoke runs
           --only TEXT     only stages whose name contains TEXT, ignoring case ("->" matches "→")
+          --library-files N
+                          12 MP JPEGs the library import stage imports (default 1000; 50 with --quick);
+                          it needs about 6 MB free in /tmp a file
           --markdown      print the table as Markdown
           --list          list the stages and exit
         """
@@ -48,6 +53,10 @@ struct Options {
                 let text = try value(argument)
                 guard let runs = Int(text), runs > 0 else { throw Invalid(description: "--runs needs a positive whole number, not '\(text)'") }
                 runsGiven = runs
+            case "--library-files":
+                let text = try value(argument)
+                guard let files = Int(text), files > 0 else { throw Invalid(description: "--library-files needs a positive whole number, not '\(text)'") }
+                options.libraryFiles = files
             case "--quick": options.quick = true
             case "--only": options.only = try value(argument)
             case "--markdown": options.markdown = true
@@ -108,6 +117,7 @@ func main() -> Int32 {
     }
     let scratch = String(cString: directory)
     defer { removeDirectory(scratch) }
+    removeOnInterrupt(scratch)
 
     let machine = Machine.current()
     let loadBefore = Machine.load()
@@ -149,6 +159,36 @@ func main() -> Int32 {
     let badChecks = rows.filter(\.check.failed).map { "\($0.stage) at \($0.size) vs \($0.peer): \($0.check.text)" }
     for problem in failures + badChecks { printError("pinhole-bench: FAILED \(problem)") }
     return failures.isEmpty && badChecks.isEmpty ? 0 : 1
+}
+
+/// The signals that end a run early and should not leave the scratch directory (gigabytes
+/// during the library stages) behind.
+let interruptions = [SIGINT, SIGTERM, SIGHUP]
+
+/// Exits when one of `interruptions` arrives and has `scratch` removed once the process is
+/// gone: the signals are blocked in every thread (threads made later inherit the mask;
+/// `Subprocess` unblocks them in its tools) and one thread waits for them with `sigwait`. It
+/// cannot delete the folder itself while a stage's threads may still be writing into it, so it
+/// starts `rm -rf` in a shell that first waits for this process to end (5 s at most).
+func removeOnInterrupt(_ scratch: String) {
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    for signal in interruptions { sigaddset(&signals, signal) }
+    pthread_sigmask(SIG_BLOCK, &signals, nil)
+    var thread = pthread_t()
+    pthread_create(&thread, nil, { argument in
+        guard let argument else { return nil }
+        let scratch = String(cString: argument.assumingMemoryBound(to: CChar.self))
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in interruptions { sigaddset(&signals, signal) }
+        var received: Int32 = 0
+        while sigwait(&signals, &received) != 0 {}
+        let script = #"i=0; while kill -0 "$1" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done; rm -rf -- "$2""#
+        let started = Subprocess.startDetached(["sh", "-c", script, "sh", String(getpid()), scratch])
+        printError("pinhole-bench: stopped by signal \(received); " + (started ? "removing \(scratch)" : "could not remove \(scratch)"))
+        _exit(128 + received)
+    }, strdup(scratch))
 }
 
 /// Deletes `path` and everything below it (the library stage leaves folders in the scratch directory).

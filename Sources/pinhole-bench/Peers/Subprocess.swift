@@ -29,12 +29,14 @@ enum Subprocess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, captureOutput ? outputPath : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        var attributes = spawnAttributes(newProcessGroup: false)
+        defer { posix_spawnattr_destroy(&attributes) }
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
 
         var pid: pid_t = 0
         let start = Clock.now()
-        let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ)
+        let spawned = posix_spawnp(&pid, arguments[0], &actions, &attributes, &argv, environ)
         guard spawned == 0 else {
             return Result(status: 127, wallSeconds: 0, cpuSeconds: 0, output: "",
                           errors: "could not start \(arguments[0]): \(String(cString: strerror(spawned)))")
@@ -48,6 +50,31 @@ enum Subprocess {
         return Result(status: exitStatus, wallSeconds: wall, cpuSeconds: Clock.seconds(usage),
                       output: captureOutput ? readFile(outputPath) ?? "" : "",
                       errors: readFile(errorPath) ?? "")
+    }
+
+    /// Starts `arguments` in a process group of its own (a second Ctrl-C does not reach it) and
+    /// does not wait for it; returns false when it could not be started.
+    static func startDetached(_ arguments: [String]) -> Bool {
+        var attributes = spawnAttributes(newProcessGroup: true)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        return posix_spawnp(&pid, arguments[0], nil, &attributes, &argv, environ) == 0
+    }
+
+    /// Spawn attributes with an empty signal mask: the bench blocks SIGINT and friends in its own
+    /// threads (see `removeOnInterrupt`), a tool gets the default, so Ctrl-C still stops it. The
+    /// caller destroys them.
+    private static func spawnAttributes(newProcessGroup: Bool) -> posix_spawnattr_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        if newProcessGroup { posix_spawnattr_setpgroup(&attributes, 0) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | (newProcessGroup ? POSIX_SPAWN_SETPGROUP : 0)))
+        return attributes
     }
 
     /// The standard output of a tool that exited with status 0, or nil.

@@ -32,7 +32,9 @@ struct Stage {
             .filters,
             .shutterLatency,
             .videoDataOutput,
-            .library,
+            .libraryImport,
+            .libraryListing,
+            .libraryColdThumbnail,
         ]
     }
 
@@ -61,6 +63,9 @@ final class Bench {
 
     /// Timed runs per contender.
     var runs: Int { options.runs }
+
+    /// Files the library import stage imports: `--library-files`, else 1 000 (50 with `--quick`).
+    var libraryFiles: Int { options.libraryFiles ?? (options.quick ? 50 : 1_000) }
 
     /// Sets up a bench run.
     init(options: Options, machine: Machine, scratch: String) {

@@ -70,25 +70,10 @@ extension Stage {
             let oursMs = samples[0].medianMs
             var rows: [Row] = []
             let runs = max(3, bench.runs / 3)
-            func wholeProcess(_ arguments: (Int) -> [String], output: (Int) -> String) -> (ms: Double?, check: Check) {
-                var times: [Double] = []
-                for index in 0..<runs {
-                    let result = Subprocess.run(arguments(index), scratch: bench.scratch)
-                    guard result.status == 0 else { return (nil, Check(text: "failed: \(result.errors.prefix(60))", failed: true)) }
-                    times.append(result.wallSeconds * 1000)
-                }
-                let check: Check
-                if let bytes = try? FileBytes.read(path: output(0)), let image = try? PNGCodec.decode(bytes), image.width == 256 {
-                    check = Check.difference(Compare.meanAbsoluteDifference(image, reference), against: "box-filtered original", limit: 6)
-                } else {
-                    check = Check(text: "no 256 px PNG", failed: true)
-                }
-                for index in 0..<runs { unlink(output(index)) }
-                return (Sample.median(times), check)
-            }
-            if Subprocess.find("vipsthumbnail") != nil {
-                let single = wholeProcess({ ["vipsthumbnail", inputs[$0 % batch], "-s", "256", "-o", bench.scratch + "/vips-\($0).png"] },
-                                          output: { bench.scratch + "/vips-\($0).png" })
+            let vips = ThumbnailTool.vips, magick = ThumbnailTool.magick
+            if vips.installed {
+                let single = vips.time(runs: runs, input: { inputs[$0 % batch] }, output: { bench.scratch + "/vips-\($0).png" },
+                                       reference: reference, scratch: bench.scratch)
                 rows.append(Row(stage: "JPEG 12 MP → 256 px PNG", size: size.name, oursMs: oursMs, memcpyMs: nil,
                                 peer: "vipsthumbnail, one file, whole process", peerMs: single.ms, check: ourCheck,
                                 note: "ours in process: file read, 1/8 DCT-scaled decode, box filter, PNG, fsynced write; vips \(single.check.text)"))
@@ -102,11 +87,11 @@ extension Stage {
                                 peer: "vipsthumbnail, \(batch) files in one process, per image", peerMs: perImage.isEmpty ? nil : Sample.median(perImage),
                                 check: .none, note: "its start-up shared by the batch"))
             }
-            if Subprocess.find("convert") != nil {
-                let magick = wholeProcess({ ["convert", "-define", "jpeg:size=512x512", inputs[$0 % batch], "-thumbnail", "256x256", bench.scratch + "/magick-\($0).png"] },
-                                          output: { bench.scratch + "/magick-\($0).png" })
+            if magick.installed {
+                let result = magick.time(runs: runs, input: { inputs[$0 % batch] }, output: { bench.scratch + "/magick-\($0).png" },
+                                         reference: reference, scratch: bench.scratch)
                 rows.append(Row(stage: "JPEG 12 MP → 256 px PNG", size: size.name, oursMs: oursMs, memcpyMs: nil,
-                                peer: "ImageMagick convert -thumbnail (jpeg:size hint), whole process", peerMs: magick.ms, check: magick.check,
+                                peer: "ImageMagick convert -thumbnail (jpeg:size hint), whole process", peerMs: result.ms, check: result.check,
                                 note: "the jpeg:size hint lets libjpeg scale in the DCT, as ours does"))
             }
             for path in inputs { unlink(path) }
