@@ -20,7 +20,7 @@ public actor PhotoLibrary {
     private var snapshot: [String: String] = [:]
     private var watcher: Task<Void, Never>?
     private var lastDataVersion: Int64 = -1
-    private var lastFolderTime: Double = -1
+    private var lastFolderTime: [Double] = []
     private var thumbnailing: Task<Int, Never>?
 
     /// Opens the library at `location` (the user's by default), creating folders and index, and
@@ -654,9 +654,10 @@ public actor PhotoLibrary {
         (try? database.query("PRAGMA data_version").first?.first?.integer) ?? 0
     }
 
-    /// The folders' modification times together (change when files are added or removed).
-    private func folderTime() -> Double {
-        (PhotoLibrary.modificationTime(of: location.photos) ?? 0) + 1e6 * (PhotoLibrary.modificationTime(of: location.videos) ?? 0)
+    /// The folders' modification times (they change when files are added or removed), kept apart:
+    /// summed into one Double, a change of a few milliseconds was lost to rounding.
+    private func folderTime() -> [Double] {
+        [PhotoLibrary.modificationTime(of: location.photos) ?? 0, PhotoLibrary.modificationTime(of: location.videos) ?? 0]
     }
 
     /// Whether a file name has a photo extension the library indexes.

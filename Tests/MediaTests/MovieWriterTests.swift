@@ -96,7 +96,7 @@ struct MovieWriterTests {
         #expect(audio["codec_name"] == (format == .mp4 ? "aac" : "opus") && audio["sample_rate"] == "48000" && audio["channels"] == "2", "\(audio)")
         let duration = try runTool("ffprobe", ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", path])
         #expect(abs((Double(duration.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) - 2) < 1.0 / 30 + 0.03, "\(duration.stdout)")
-        let decode = try runTool("ffmpeg", ["-v", "error", "-i", path, "-fps_mode", "passthrough", "-f", "null", "-"])
+        let decode = try runTool("ffmpeg", ["-v", "error", "-i", path, "-fps_mode", "passthrough", "-enc_time_base", "-1", "-f", "null", "-"])
         #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
         let info = try MovieFile(path: path).info
         #expect(info.creationDate == 1_767_323_045)
@@ -185,7 +185,7 @@ struct MovieWriterTests {
         try recording.feed(writer, seconds: 3.5)
         writer.abandon()
         #expect(try topLevelBoxes(path).contains("moof"))
-        let decode = try runTool("ffmpeg", ["-v", "error", "-i", path, "-fps_mode", "passthrough", "-f", "null", "-"])
+        let decode = try runTool("ffmpeg", ["-v", "error", "-i", path, "-fps_mode", "passthrough", "-enc_time_base", "-1", "-f", "null", "-"])
         #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
         let frames = Int(try streamInfo(path, "v:0", "nb_read_frames")["nb_read_frames"] ?? "") ?? 0
         // The encoder's look-ahead and the interleaving of sound hold back up to about a second

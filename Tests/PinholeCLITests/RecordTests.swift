@@ -18,7 +18,7 @@ func probeValues(_ path: String, select: String = "v:0", _ entries: String) thro
 
 /// FFmpeg decodes the whole file without a single complaint.
 func decodesCleanly(_ path: String) throws -> Bool {
-    let result = try runTool("ffmpeg", ["-v", "error", "-i", path, "-fps_mode", "passthrough", "-f", "null", "-"])
+    let result = try runTool("ffmpeg", ["-v", "error", "-i", path, "-fps_mode", "passthrough", "-enc_time_base", "-1", "-f", "null", "-"])
     return result.status == 0 && result.stderr.isEmpty
 }
 
