@@ -84,6 +84,58 @@ extension VirtualCameraSuites {
             #expect(try videoStream(summary.path, "width") == "640")
         }
 
+        @Test("from an MJPEG stream (decoded straight to YUV planes), started with the async form; maxRecordedFileSize ends it")
+        func mjpegAndSizeLimit() async throws {
+            let folder = try TemporaryDirectory()
+            let output = MovieFileOutput()
+            output.maxRecordedFileSize = 60_000
+            output.options = .init(quality: .constantRateFactor(0))  // lossless: the limit comes quickly
+            let format = try #require(back.formats.first { $0.pixelFormat == .mjpeg && $0.dimensions == .init(width: 1280, height: 720) })
+            try back.lockForConfiguration()
+            try back.setActiveFormat(format, frameInterval: FrameInterval(framesPerSecond: 30))
+            back.unlockForConfiguration()
+            let session = CaptureSession()
+            session.sessionPreset = .inputPriority
+            session.addInput(try CaptureDeviceInput(device: back))
+            session.addOutput(output)
+            try session.startSynchronously()
+            defer { session.stopRunning() }
+            #expect(session.activeStream?.pixelFormat == .mjpeg)
+            let path = folder.path("mjpeg.mp4")
+            try await output.startRecording(to: path)
+            #expect(output.isRecording)
+            let summary = try #require(await output.waitUntilFinished())
+            #expect(output.lastError.map { "\($0)".contains("maximum file size") } == true, "\(String(describing: output.lastError))")
+            #expect(summary.fileSize >= 60_000 && summary.fileSize < 400_000, "\(summary.fileSize) bytes")
+            #expect(try videoStream(path, "width") == "1280" && videoStream(path, "nb_read_frames") == String(summary.frameCount))
+            // JPEG's full range is kept and said so: players show the right levels.
+            #expect(try videoStream(path, "color_range") == "pc")
+        }
+
+        @Test("the async start throws when no frame comes (the session is not running); minFreeDiskSpaceLimit ends a recording on a small disk")
+        func startFailureAndFreeSpace() async throws {
+            let folder = try TemporaryDirectory()
+            let idle = MovieFileOutput()
+            await #expect(throws: CaptureError.self) { try await idle.startRecording(to: folder.path("never.mp4"), timeout: 1) }
+            #expect(!idle.isRecording)
+            let mountPoint = folder.path("small")
+            try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
+            try #require(try runTool("mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint]).status == 0)
+            defer { _ = try? runTool("umount", [mountPoint]) }
+            let output = MovieFileOutput()
+            output.minFreeDiskSpaceLimit = 1_950_000
+            output.options = .init(quality: .constantRateFactor(0))
+            let session = try session(output)
+            defer { session.stopRunning() }
+            let path = mountPoint + "/limited.mp4"
+            try await output.startRecording(to: path)
+            let summary = try #require(await output.waitUntilFinished())
+            #expect("\(output.lastError.map { "\($0)" } ?? "")".contains("minimum free disk space"), "\(String(describing: output.lastError))")
+            #expect(summary.frameCount > 0)
+            let decode = try runTool("ffmpeg", ["-v", "error", "-i", path, "-fps_mode", "passthrough", "-enc_time_base", "-1", "-f", "null", "-"])
+            #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
+        }
+
         @Test("maxRecordedDuration finishes the file with the limit as the reason; pausing leaves no gap")
         func limitsAndPause() async throws {
             let folder = try TemporaryDirectory()

@@ -23,6 +23,17 @@ struct MovieFileTests {
         #expect(info.rotation == .none)
     }
 
+    @Test("a phone's ISO 6709 location tag is read; a malformed one is ignored")
+    func location() throws {
+        let folder = try TemporaryDirectory()
+        let tagged = folder.path("tagged.mp4"), broken = folder.path("broken.mp4")
+        try makeTestMovie(tagged, seconds: 0.5, audio: false, extra: ["-metadata", "location=+48.8577+002.2950+035.000/"])
+        let place = try #require(try MovieFile(path: tagged).info.location)
+        #expect(abs(place.latitude - 48.8577) < 1e-6 && abs(place.longitude - 2.295) < 1e-6 && place.altitude == 35)
+        try makeTestMovie(broken, seconds: 0.5, audio: false, extra: ["-metadata", "location=somewhere nice"])
+        #expect(try MovieFile(path: broken).info.location == nil)
+    }
+
     @Test("the first frame is the movie's first picture, fitted to the thumbnail size")
     func firstFrame() throws {
         let folder = try TemporaryDirectory()

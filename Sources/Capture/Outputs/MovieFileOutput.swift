@@ -223,9 +223,23 @@ public final class MovieFileOutput: FrameConsumer {
         pthread_detach(StreamingThread.start { [self] in encode(recording) })
     }
 
-    /// Starts recording to `path` (see the delegate form); returns once the recording has begun.
-    public func startRecording(to path: String) throws(CaptureError) {
-        try startRecording(to: path, delegate: nil)
+    /// Starts recording to `path` (see the delegate form) and returns once the first frame is in
+    /// the file; throws when the file cannot be started, or when the recording ends before it
+    /// begins (no frame within `timeout` seconds: the session is not running).
+    public func startRecording(to path: String, timeout: Double = 10) async throws(CaptureError) {
+        let started = StartSignal()
+        try startRecording(to: path, delegate: started)
+        let outcome = await started.wait(seconds: timeout)
+        switch outcome {
+        case .started: return
+        case let .failed(error): throw error
+        case .timedOut:
+            if let recording = current {
+                requestStop(recording)
+                _ = await finished(recording)
+            }
+            throw .recordingFailed(path: path, reason: "no frame arrived within \(Int(timeout)) s; is the session running?")
+        }
     }
 
     /// Finishes the recording: frames stop, the encoder drains, the file is finished.
@@ -294,6 +308,8 @@ public final class MovieFileOutput: FrameConsumer {
         guard let recording = current, recording.audio != nil else { return }
         let queued = recording.shared.withLock { shared -> Bool in
             guard !shared.stopping, !shared.paused else { return false }
+            // At most ~5 s of sound waits for a stalled encoder (bounded memory); beyond, it is dropped.
+            guard shared.queue.count < 500 else { return false }
             // Sound is small; a chunk reused from earlier ones avoids allocating per buffer.
             var chunk = shared.spare.popLast() ?? []
             chunk.removeAll(keepingCapacity: true)
@@ -494,5 +510,43 @@ private final class SoundFeed: AudioDataOutputSampleBufferDelegate {
 
     func captureOutput(_ output: AudioDataOutput, didOutput audioBuffer: AudioBuffer) {
         movie?.appendAudio(audioBuffer.samples, timestampNanoseconds: audioBuffer.presentationTimestampNanoseconds)
+    }
+}
+
+/// The async start's delegate: resumes its waiter when the recording starts or fails.
+private final class StartSignal: MovieFileOutputRecordingDelegate, @unchecked Sendable {
+    enum Outcome { case started, failed(CaptureError), timedOut }
+    private let state = Mutex<(outcome: Outcome?, waiter: CheckedContinuation<Outcome, Never>?)>((nil, nil))
+
+    func fileOutput(_ output: MovieFileOutput, didStartRecordingTo path: String) { finish(.started) }
+
+    func fileOutput(_ output: MovieFileOutput, didFinishRecordingTo path: String, summary: RecordingSummary, error: CaptureError?) {
+        finish(.failed(error ?? .recordingFailed(path: path, reason: "the recording ended before it began")))
+    }
+
+    private func finish(_ outcome: Outcome) {
+        let waiter = state.withLock { state -> CheckedContinuation<Outcome, Never>? in
+            guard state.outcome == nil else { return nil }
+            state.outcome = outcome
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: outcome)
+    }
+
+    func wait(seconds: Double) async -> Outcome {
+        let timer = Task {
+            try? await Task.sleep(for: .seconds(seconds))
+            finish(.timedOut)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Outcome? in
+                if let outcome = state.outcome { return outcome }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
     }
 }
