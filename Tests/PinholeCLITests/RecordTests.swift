@@ -122,3 +122,35 @@ extension CLITests {
         #expect(taken.status == 6 && taken.stderr.contains("never replace"), "\(taken.stderr)")
     }
 }
+
+extension CLITests {
+    @Test("record with sound from the default microphone (a private PulseAudio server): AAC with the 440 Hz tone; an unknown --audio source exits 1 naming the ones there are; no server: silent, and a line says so")
+    func recordSound() throws {
+        let folder = try TemporaryDirectory()
+        var env = try isolatedEnvironment(folder)
+        let server = try PrivateSoundServer()
+        defer { server.stop() }
+        env["PULSE_SERVER"] = server.address
+        let path = folder.path("sound.mp4")
+        let result = try pinhole(["record", "--device", "test", "--size", "640x480", "--duration", "2", "-o", path], environment: env)
+        #expect(result.status == 0 && !result.stderr.contains("without sound"), "\(result.stderr)")
+        let audio = try probeValues(path, select: "a:0", "stream=codec_name,sample_rate,channels")
+        #expect(audio["codec_name"] == "aac" && audio["sample_rate"] == "48000" && audio["channels"] == "2", "\(audio)")
+        let raw = folder.path("sound.raw")
+        #expect(try runTool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a", "-f", "s16le", "-ac", "1", raw]).status == 0)
+        let bytes = try FileBytes.read(path: raw)
+        let samples = stride(from: 0, to: bytes.count - 1, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+        let middle = Array(samples[(samples.count / 4)..<(samples.count * 3 / 4)])
+        #expect(goertzel(middle, frequency: 440, rate: 48_000) > 100 * goertzel(middle, frequency: 600, rate: 48_000))
+
+        let unknown = try pinhole(["record", "--device", "test", "--audio", "no-such-mic", "--duration", "1", "-o", folder.path("never.mp4")], environment: env)
+        #expect(unknown.status == 1 && unknown.stderr.contains("no-such-mic") && unknown.stderr.contains("sine"), "\(unknown.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("never.mp4")))
+
+        env["PULSE_SERVER"] = "unix:" + folder.path("nobody-listens")
+        let silentPath = folder.path("silent.mp4")
+        let silent = try pinhole(["record", "--device", "test", "--size", "640x480", "--duration", "1", "-o", silentPath], environment: env)
+        #expect(silent.status == 0 && silent.stderr.contains("No sound server is running"), "\(silent.stderr)")
+        #expect(try probeValues(silentPath, select: "a", "stream=codec_name").isEmpty, "no audio stream")
+    }
+}
