@@ -400,12 +400,22 @@ public actor PhotoLibrary {
         // 1. New files, checked and written (nothing is visible yet: no rows).
         var created: [(entry: MediaEntry, contentID: String, size: Int, path: String, mtime: Double)] = []
         var moves: [String] = []
+        // What each creation gave, in order: a new file, or (a recording already in the videos
+        // folder that an observer indexed meanwhile) an existing asset.
+        var outcomes: [String?] = []
         do throws(LibraryError) {
             for request in batch.requests {
                 let item: (entry: MediaEntry, contentID: String, size: Int, path: String)
                 switch request {
                 case let .create(bytes, label):
                     item = try writePhoto(data: bytes, name: label)
+                case let .createFromFile(path, moving, _) where moving && (path as NSString).deletingLastPathComponent == location.videos:
+                    if let indexed = try assets(where: "path = ?", [.text(path)]).first {
+                        outcomes.append(indexed.id)
+                        continue
+                    }
+                    item = try placeVideo(from: path, moving: true)
+                    moves.append(path)
                 case let .createFromFile(path, moving, videoOnly):
                     if MediaEntry.isMovie(at: path) {
                         item = try placeVideo(from: path, moving: moving)
@@ -420,6 +430,7 @@ public actor PhotoLibrary {
                 }
                 CrashPoint.reached("file-linked")
                 created.append((item.entry, item.contentID, item.size, item.path, PhotoLibrary.modificationTime(of: item.path) ?? 0))
+                outcomes.append(nil)
             }
         } catch {
             for item in created where !moves.contains(item.path) { unlink(item.path) }
@@ -472,8 +483,12 @@ public actor PhotoLibrary {
         }
         for path in moves where !created.contains(where: { $0.path == path }) { unlink(path) }
         publish()
-        return try created.map { item throws(LibraryError) -> String in
-            guard let id = try assets(where: "path = ?", [.text(item.path)]).first?.id else { throw LibraryError.index("a new row is missing") }
+        var fresh = created.makeIterator()
+        return try outcomes.map { outcome throws(LibraryError) -> String in
+            if let outcome { return outcome }
+            guard let item = fresh.next(), let id = try assets(where: "path = ?", [.text(item.path)]).first?.id else {
+                throw LibraryError.index("a new row is missing")
+            }
             return id
         }
     }

@@ -92,5 +92,11 @@ struct MovieFileTests {
             }
         }
         #expect(throws: MediaError.self) { try MovieFile(path: folder.path("missing.mp4")) }
+        // A refused movie (sound only) closes what it opened: no descriptor is left behind.
+        let soundOnly = folder.path("sound-only.mp4")
+        #expect(try runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "sine=duration=0.5", "-c:a", "aac", soundOnly]).status == 0)
+        let before = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+        for _ in 0..<50 { #expect(throws: MediaError.self) { try MovieFile(path: soundOnly) } }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count <= before + 2)
     }
 }

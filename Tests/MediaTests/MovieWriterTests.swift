@@ -188,9 +188,9 @@ struct MovieWriterTests {
         let decode = try runTool("ffmpeg", ["-v", "error", "-i", path, "-fps_mode", "passthrough", "-enc_time_base", "-1", "-f", "null", "-"])
         #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
         let frames = Int(try streamInfo(path, "v:0", "nb_read_frames")["nb_read_frames"] ?? "") ?? 0
-        // The encoder's look-ahead and the interleaving of sound hold back up to about a second
-        // beyond the fragment in progress: at least the first whole fragment is there.
-        #expect(frames >= 30 && frames <= 105, "whole fragments only: \(frames) frames")
+        // Whole one-second fragments only (30 frames each), all but the one in progress: 3.5 s
+        // fed, the encoder's short look-ahead aside, leaves three.
+        #expect(frames % 30 == 0 && frames >= 60 && frames <= 90, "whole fragments only: \(frames) frames")
     }
 
     @Test("a rotated recording carries the display matrix; bad sizes and existing files are refused")

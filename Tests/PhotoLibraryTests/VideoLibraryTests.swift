@@ -124,6 +124,24 @@ struct VideoLibraryTests {
         #expect(FileManager.default.contentsEqual(atPath: exported[0], andPath: original.path))
     }
 
+    @Test("a recording made in the videos folder is added where it is, also when an observer indexed it first")
+    func recordingInPlace() async throws {
+        let folder = try TemporaryDirectory()
+        let location = LibraryLocation(folder: folder.path("library"), trash: folder.path("Trash"), thumbnails: folder.path("t"))
+        let library = try PhotoLibrary(location: location)
+        let first = location.videos + "/Video from 2026-11-29 10-00-00.mp4", second = location.videos + "/Video from 2026-11-29 11-00-00.mp4"
+        try makeTestMovie(first, seconds: 1)
+        try makeTestMovie(second, seconds: 1, size: "160x120")
+        let ids = try await library.performChanges { $0.createAsset(fromVideoFile: first, moving: true) }
+        #expect(try await library.asset(id: ids[0])?.path == first, "kept in place, not renamed")
+        // A gallery noticed the second file before the recorder added it: same asset, no duplicate error.
+        #expect(try await library.synchronize().added == 1)
+        let indexed = try #require(try await library.assets().first { $0.path == second })
+        let again = try await library.performChanges { $0.createAsset(fromVideoFile: second, moving: true) }
+        #expect(again == [indexed.id])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: location.videos).sorted() == [(first as NSString).lastPathComponent, (second as NSString).lastPathComponent])
+    }
+
     @Test("an index from before videos (no duration column) is upgraded in place, keeping its rows")
     func upgrade() async throws {
         let folder = try TemporaryDirectory()

@@ -53,11 +53,22 @@ public final class MovieFile {
         guard got > 0, let kind = MovieKind(sniffing: Array(head.prefix(got))) else {
             throw .corruptData(format: "movie", reason: "it is not an MP4, MOV, WebM or MKV file")
         }
-        var context: UnsafeMutablePointer<AVFormatContext>?
-        var status = avformat_open_input(&context, path, nil, nil)
-        guard status >= 0, let context else { throw .corruptData(format: "movie", reason: MovieFile.message(status)) }
+        var opened: UnsafeMutablePointer<AVFormatContext>?
+        let status = avformat_open_input(&opened, path, nil, nil)
+        guard status >= 0, let context = opened else { throw .corruptData(format: "movie", reason: MovieFile.message(status)) }
+        do {
+            (info, videoStream) = try MovieFile.probe(context, kind: kind)
+        } catch {
+            // A failing init never runs deinit: close here, or every refused file leaks a descriptor.
+            avformat_close_input(&opened)
+            throw error
+        }
         self.context = context
-        status = avformat_find_stream_info(context, nil)
+    }
+
+    /// Reads the container's streams and checks there is a decodable-looking video stream.
+    private static func probe(_ context: UnsafeMutablePointer<AVFormatContext>, kind: MovieKind) throws(MediaError) -> (MovieInfo, Int32) {
+        let status = avformat_find_stream_info(context, nil)
         guard status >= 0 else { throw .corruptData(format: "movie", reason: MovieFile.message(status)) }
         let formatName = String(cString: context.pointee.iformat.pointee.name)
         guard formatName.hasPrefix("mov,mp4") || formatName.hasPrefix("matroska") else {
@@ -67,7 +78,6 @@ public final class MovieFile {
         guard video >= 0, let stream = context.pointee.streams[Int(video)], let parameters = stream.pointee.codecpar else {
             throw .corruptData(format: "movie", reason: "it has no video stream")
         }
-        videoStream = video
         let width = Int(parameters.pointee.width), height = Int(parameters.pointee.height)
         guard width > 0, height > 0 else { throw .corruptData(format: "movie", reason: "the video stream has no size") }
         try DecodingLimits.check(width: width, height: height)
@@ -87,7 +97,7 @@ public final class MovieFile {
                 rotation = (try? Rotation(degrees: (clockwise + 45) / 90 * 90 % 360)) ?? .none
             }
         }
-        info = MovieInfo(
+        let info = MovieInfo(
             kind: formatName.hasPrefix("matroska") ? (kind == .webm ? .webm : .matroska) : kind,
             width: width, height: height, duration: max(0, duration),
             videoCodec: String(cString: avcodec_get_name(parameters.pointee.codec_id)), audioCodec: audioCodec,
@@ -96,6 +106,7 @@ public final class MovieFile {
             creationDate: MovieFile.creationTime(context.pointee.metadata) ?? MovieFile.creationTime(stream.pointee.metadata),
             rotation: rotation,
             location: MovieFile.location(context.pointee.metadata))
+        return (info, video)
     }
 
     deinit { avformat_close_input(&context) }

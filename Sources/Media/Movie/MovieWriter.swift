@@ -62,6 +62,12 @@ public final class MovieWriter {
         self.settings = settings
         let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw MovieWriter.failure(path, errno) }
+        // The new name must survive a power cut too, not only the data synced into it later.
+        let folder = open(path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
+        }
         sink = FileSink(fd: fd)
         pendingAudio = [Int16](repeating: 0, count: 2 * 2048 * max(1, settings.audio?.channels ?? 1))
         var context: UnsafeMutablePointer<AVFormatContext>?
@@ -213,31 +219,49 @@ public final class MovieWriter {
         guard !finished, let format else { return }
         finished = true
         defer { release() }
-        if audio != nil { try flushAudio(partial: true) }
-        if let video {
-            try check(avcodec_send_frame(video, nil), "finishing the video")
-            try drain(video, stream: videoStream)
-            try writeHeldVideo(before: nil)
+        do throws(MediaError) {
+            if audio != nil { try flushAudio(partial: true) }
+            if let video {
+                try check(avcodec_send_frame(video, nil), "finishing the video")
+                try drain(video, stream: videoStream)
+                try writeHeldVideo(before: nil)
+            }
+            if let audio, let audioStream {
+                try check(avcodec_send_frame(audio, nil), "finishing the sound")
+                try drain(audio, stream: audioStream)
+            }
+            try check(av_write_trailer(format), "finishing the file")
+            try sync()
+        } catch {
+            cutBack()
+            throw error
         }
-        if let audio, let audioStream {
-            try check(avcodec_send_frame(audio, nil), "finishing the sound")
-            try drain(audio, stream: audioStream)
-        }
-        try check(av_write_trailer(format), "finishing the file")
-        try sync()
         closeIO()
-        if settings.format == .mp4, videoFrameCount > 0 { try MovieRemuxer.makeRegularMP4(path) }
+        // A regular MP4 needs room for a second copy; without it the fragmented file stays, which
+        // is complete and plays everywhere, only without an index at the front.
+        if settings.format == .mp4, videoFrameCount > 0 {
+            do { try MovieRemuxer.makeRegularMP4(path) } catch { isRegularMP4 = false }
+        }
+    }
+
+    /// Whether a finished MP4 was rewritten as a regular one (false when there was no room).
+    public private(set) var isRegularMP4 = true
+
+    /// Cuts the file back to its last complete fragment and stops every further write (FFmpeg's
+    /// buffer would otherwise land past the cut when the I/O context closes).
+    private func cutBack() {
+        if sink.error == 0 { sink.error = EIO }
+        if sink.fd >= 0 {
+            _ = ftruncate(sink.fd, off_t(completeSize))
+            _ = fdatasync(sink.fd)
+        }
     }
 
     /// Stops writing without finishing (a fatal error such as a full disk): the file is cut back
     /// to its last complete fragment, so it plays to the end without errors.
     public func abandon() {
         finished = true
-        if sink.error == 0, io != nil { avio_flush(io) }
-        if sink.fd >= 0 {
-            _ = ftruncate(sink.fd, off_t(completeSize))
-            _ = fdatasync(sink.fd)
-        }
+        cutBack()
         release()
     }
 
@@ -291,6 +315,9 @@ public final class MovieWriter {
         }
         if settings.format == .mp4 {
             av_opt_set(context.pointee.priv_data, "preset", settings.preset, 0)
+            // Key frames only every fragment interval (no extra ones at scene cuts): each starts a
+            // fragment and costs a sync, so their number stays fixed.
+            av_opt_set(context.pointee.priv_data, "x264-params", "scenecut=0", 0)
         } else {
             av_opt_set(context.pointee.priv_data, "deadline", "realtime", 0)
             av_opt_set(context.pointee.priv_data, "cpu-used", "8", 0)
@@ -368,38 +395,51 @@ public final class MovieWriter {
         try drain(audio, stream: audioStream)
     }
 
-    /// Moves every packet the encoder has ready into the file; after a video key frame (a new
-    /// fragment began, so the previous one is complete) the file is synced at most once per
-    /// fragment interval.
+    /// Moves every packet the encoder has ready into the file; once a video key frame is written
+    /// (the muxer then writes out the fragment before it) the file is synced: one sync per
+    /// fragment interval, as key frames come only that often.
     private func drain(_ codec: UnsafeMutablePointer<AVCodecContext>, stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
-        guard let format, let packet else { return }
+        guard let packet else { return }
         while true {
             let status = avcodec_receive_packet(codec, packet)
             if status == pinhole_averror_eagain() || status == pinhole_averror_eof() { return }
             try check(status, "encoding")
-            let keyframe = codec == video && packet.pointee.flags & AV_PKT_FLAG_KEY != 0
             av_packet_rescale_ts(packet, codec.pointee.time_base, stream.pointee.time_base)
             packet.pointee.stream_index = stream.pointee.index
             if codec == video {
                 // A video packet's duration is the time to the next one (variable frame timing),
                 // which fragmented MP4 stores per sample: each packet waits for the next.
+                let heldKeyframe = heldVideo.map { $0.pointee.flags & AV_PKT_FLAG_KEY != 0 && $0.pointee.size > 0 } ?? false
                 try writeHeldVideo(before: packet.pointee.dts)
                 guard let held = heldVideo else { return }
                 av_packet_move_ref(held, packet)
+                // Writing a key frame made the muxer write out the fragment before it: the file
+                // now ends on a fragment's boundary.
+                if heldKeyframe { try sync() }
             } else {
-                try check(av_interleaved_write_frame(format, packet), "writing")
+                try mux(packet)
             }
-            if keyframe { try sync() }
         }
+    }
+
+    /// Hands one packet to the muxer. MP4 fragments keep each track's samples apart, so packets
+    /// go straight in (`av_write_frame`): an interleaving queue would hold a key frame back, and
+    /// with it the moment the previous fragment reaches the file. WebM's clusters want
+    /// interleaved packets.
+    private func mux(_ packet: UnsafeMutablePointer<AVPacket>) throws(MediaError) {
+        guard let format else { return }
+        let status = settings.format == .mp4 ? av_write_frame(format, packet) : av_interleaved_write_frame(format, packet)
+        av_packet_unref(packet)
+        try check(status, "writing")
     }
 
     /// Writes the held video packet, lasting until `next` (a DTS in the stream's time base), or one
     /// nominal frame when there is no next packet.
     private func writeHeldVideo(before next: Int64?) throws(MediaError) {
-        guard let format, let held = heldVideo, held.pointee.size > 0 || held.pointee.data != nil else { return }
+        guard let held = heldVideo, held.pointee.size > 0 || held.pointee.data != nil else { return }
         let nominal = av_rescale_q(1, AVRational(num: 1, den: Int32(settings.frameRate)), videoStream.pointee.time_base)
         held.pointee.duration = next.map { max(1, $0 - held.pointee.dts) } ?? nominal
-        try check(av_interleaved_write_frame(format, held), "writing")
+        try mux(held)
     }
 
     /// Flushes FFmpeg's buffer and fdatasyncs the file. Called after each video key frame, which
