@@ -161,7 +161,7 @@ struct RecordingBenchmark {
     /// The test camera's own CPU cost at `size`: a session with no output streaming for a few
     /// seconds (drawing the pattern in BGRA and converting it to YUYV, on the streaming thread).
     func cameraCost() throws -> SourceCost {
-        let window = bench.options.quick ? 3.0 : 5.0
+        let window = bench.options.quick ? 3.0 : 10.0
         let camera = try TestCameraRun(size: size, outputs: [])
         defer { camera.stop() }
         try camera.waitForFrames(3)
