@@ -17,16 +17,22 @@ struct Options {
     var list = false
     /// Files the library import stage imports (nil: 1 000, or 50 with `--quick`).
     var libraryFiles: Int?
+    /// Seconds the recording stage records on each side (nil: 60, or 10 with `--quick`).
+    var recordSeconds: Int?
 
     /// The usage text.
     static let usage = """
-        usage: pinhole-bench [--runs N] [--quick] [--only STAGE-SUBSTRING] [--library-files N] [--markdown] [--list]
+        usage: pinhole-bench [--runs N] [--quick] [--only STAGE-SUBSTRING] [--library-files N] [--record-seconds N] [--markdown] [--list]
           --runs N        timed runs per contender, the median is shown (default 15; 5 with --quick)
           --quick         fewer runs and 1080p only, for CI smoke runs
           --only TEXT     only stages whose name contains TEXT, ignoring case ("->" matches "→")
           --library-files N
                           12 MP JPEGs the library import stage imports (default 1000; 50 with --quick);
                           it needs about 6 MB free in /tmp a file
+          --record-seconds N
+                          seconds the recording stage records with pinhole and with ffmpeg, each
+                          (default 60; 10 with --quick); it runs the `pinhole` built next to this
+                          program (scripts/bench builds both) and needs about 260 MB free in /tmp
           --markdown      print the table as Markdown
           --list          list the stages and exit
         """
@@ -57,6 +63,12 @@ struct Options {
                 let text = try value(argument)
                 guard let files = Int(text), files > 0 else { throw Invalid(description: "--library-files needs a positive whole number, not '\(text)'") }
                 options.libraryFiles = files
+            case "--record-seconds":
+                let text = try value(argument)
+                guard let seconds = Int(text), (1...3600).contains(seconds) else {
+                    throw Invalid(description: "--record-seconds needs a whole number from 1 to 3600, not '\(text)'")
+                }
+                options.recordSeconds = seconds
             case "--quick": options.quick = true
             case "--only": options.only = try value(argument)
             case "--markdown": options.markdown = true

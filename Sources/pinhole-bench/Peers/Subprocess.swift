@@ -11,6 +11,8 @@ enum Subprocess {
         let wallSeconds: Double
         /// User plus system CPU seconds of the child and its threads.
         let cpuSeconds: Double
+        /// The child's peak resident memory in bytes (`ru_maxrss`; 0 when it did not start).
+        let peakResidentBytes: Int
         /// What the tool wrote to standard output, when it was captured.
         let output: String
         /// What the tool wrote to standard error.
@@ -38,7 +40,7 @@ enum Subprocess {
         let start = Clock.now()
         let spawned = posix_spawnp(&pid, arguments[0], &actions, &attributes, &argv, environ)
         guard spawned == 0 else {
-            return Result(status: 127, wallSeconds: 0, cpuSeconds: 0, output: "",
+            return Result(status: 127, wallSeconds: 0, cpuSeconds: 0, peakResidentBytes: 0, output: "",
                           errors: "could not start \(arguments[0]): \(String(cString: strerror(spawned)))")
         }
         var status: Int32 = 0
@@ -47,7 +49,7 @@ enum Subprocess {
         let wall = Clock.now() - start
         let signal = status & 0x7F
         let exitStatus = signal == 0 ? (status >> 8) & 0xFF : 128 + signal
-        return Result(status: exitStatus, wallSeconds: wall, cpuSeconds: Clock.seconds(usage),
+        return Result(status: exitStatus, wallSeconds: wall, cpuSeconds: Clock.seconds(usage), peakResidentBytes: usage.ru_maxrss * 1024,
                       output: captureOutput ? readFile(outputPath) ?? "" : "",
                       errors: readFile(errorPath) ?? "")
     }

@@ -32,6 +32,7 @@ struct Stage {
             .filters,
             .shutterLatency,
             .videoDataOutput,
+            .recording,
             .libraryImport,
             .libraryListing,
             .libraryColdThumbnail,
@@ -66,6 +67,9 @@ final class Bench {
 
     /// Files the library import stage imports: `--library-files`, else 1 000 (50 with `--quick`).
     var libraryFiles: Int { options.libraryFiles ?? (options.quick ? 50 : 1_000) }
+
+    /// Seconds the recording stage records on each side: `--record-seconds`, else 60 (10 with `--quick`).
+    var recordSeconds: Int { options.recordSeconds ?? (options.quick ? 10 : 60) }
 
     /// Sets up a bench run.
     init(options: Options, machine: Machine, scratch: String) {
