@@ -14,3 +14,13 @@
 /// AVERROR(EAGAIN) and AVERROR_EOF are macros Swift cannot import.
 static inline int pinhole_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int pinhole_averror_eof(void) { return AVERROR_EOF; }
+
+#include <malloc.h>
+
+/// x264 frees and reallocates large frame buffers constantly; glibc's defaults return that memory
+/// to the kernel and fault it back in, zeroed, a moment later. Keeping it costs nothing a
+/// recording does not need anyway.
+static inline void pinhole_keep_freed_memory(void) {
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 256 << 20);
+}

@@ -54,6 +54,7 @@ enum RecordCommand {
             requested = .init(width: w, height: h)
         }
 
+        MovieWriter.keepFreedMemory()
         let device = try SnapCommand.pickDevice(id: deviceID, position: .unspecified)
         if device.deviceType == .virtual && deviceID == nil {
             FileHandle.standardError.write(Data("No camera found: using Pinhole's test camera.\n".utf8))

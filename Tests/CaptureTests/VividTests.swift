@@ -276,3 +276,17 @@ extension VirtualCameraSuites {
         }
     }
 }
+
+@Suite("Test pattern")
+struct TestPatternTests {
+    @Test("drawing only the changing rows gives the same picture as drawing it whole")
+    func incremental() throws {
+        let pattern = try TestPattern(width: 640, height: 480)
+        let kept = try PixelBuffer(format: .bgra, width: 640, height: 480, rowAlignment: 64)
+        let fresh = try PixelBuffer(format: .bgra, width: 640, height: 480, rowAlignment: 64)
+        pattern.draw(frame: 1, wallClockMilliseconds: 1_000, into: kept, full: true)
+        for frame in 2...5 { pattern.draw(frame: UInt32(frame), wallClockMilliseconds: 1_000 + frame * 33, into: kept, full: false) }
+        pattern.draw(frame: 5, wallClockMilliseconds: 1_000 + 5 * 33, into: fresh, full: true)
+        #expect(kept.packedBytes() == fresh.packedBytes())
+    }
+}

@@ -1,3 +1,4 @@
+import Glibc
 import Media
 import Testing
 
@@ -76,5 +77,32 @@ struct ConversionTests {
         #expect(throws: MediaError.self) { try converter.convert(a, into: b) }
         let m = try PixelBuffer(format: .mjpeg, width: 8, height: 8)
         #expect(throws: MediaError.self) { try converter.convert(a, into: m) }
+    }
+}
+
+@Suite("Converting bands of rows")
+struct RowConversionTests {
+    @Test("converting only some rows writes exactly those rows, as a whole conversion would", arguments: [PixelFormat.yuyv, .uyvy, .nv12])
+    func rows(format: PixelFormat) throws {
+        let picture = try SyntheticImage.photoLike(width: 64, height: 48, seed: 5)
+        let converter = PixelConverter()
+        let whole = try converter.converted(picture, to: format)
+        let partial = try PixelBuffer(format: format, width: 64, height: 48)
+        memset(partial.baseAddress, 0x5A, partial.capacity)
+        try converter.convert(picture, into: partial, rows: 8..<20)
+        for plane in 0..<partial.planes.count {
+            let shift = plane > 0 && format == .nv12 ? 1 : 0
+            for row in 0..<(partial.planes[plane].rows) {
+                let inside = (8 >> shift)..<(20 >> shift) ~= row
+                let a = whole.baseAddress(ofPlane: plane) + row * Int(whole.bytesPerRow(ofPlane: plane))
+                let b = partial.baseAddress(ofPlane: plane) + row * Int(partial.bytesPerRow(ofPlane: plane))
+                let bytes = partial.planes[plane].rowBytes
+                if inside {
+                    #expect(memcmp(a, b, bytes) == 0, "plane \(plane) row \(row) differs")
+                } else {
+                    #expect((0..<bytes).allSatisfy { b[$0] == 0x5A }, "plane \(plane) row \(row) was touched")
+                }
+            }
+        }
     }
 }

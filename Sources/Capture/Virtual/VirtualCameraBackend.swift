@@ -9,6 +9,8 @@ final class VirtualCameraBackend: CameraBackend {
     private var configuration: StreamConfiguration?
     private var pattern: TestPattern?
     private var canvas: PixelBuffer?
+    /// Whether `canvas` and `frame` hold a complete earlier frame (so only changes are drawn).
+    private var drawn = false
     private var frame: PixelBuffer?
     private var converter = PixelConverter()
     private var encoder = JPEGEncoder()
@@ -81,6 +83,7 @@ final class VirtualCameraBackend: CameraBackend {
             throw .media(error)
         }
         configuration = set
+        drawn = false
         return set
     }
 
@@ -137,7 +140,9 @@ final class VirtualCameraBackend: CameraBackend {
         var seconds = wall.tv_sec
         localtime_r(&seconds, &local)
         let wallClock = (Int(local.tm_hour) * 3600 + Int(local.tm_min) * 60 + Int(local.tm_sec)) * 1000 + wall.tv_nsec / 1_000_000
-        pattern.draw(frame: sequence, wallClockMilliseconds: wallClock, into: canvas)
+        // After the first frame, only the label and the square's band change: they alone are
+        // redrawn and converted (the output buffer keeps the rest from the frame before).
+        let rows = pattern.draw(frame: sequence, wallClockMilliseconds: wallClock, into: canvas, full: !drawn)
         do {
             if configuration.pixelFormat == .mjpeg {
                 let size = try encoder.encode(canvas, quality: 85, subsampling: .s422) { bytes throws(MediaError) in
@@ -145,9 +150,12 @@ final class VirtualCameraBackend: CameraBackend {
                     return bytes.count
                 }
                 frame.payloadSize = size
+            } else if drawn {
+                for range in rows { try converter.convert(canvas, into: frame, rows: range) }
             } else {
                 try converter.convert(canvas, into: frame)
             }
+            drawn = true
         } catch {
             throw .media(error)
         }

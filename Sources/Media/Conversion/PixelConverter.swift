@@ -43,6 +43,32 @@ public final class PixelConverter: Sendable {
         }
     }
 
+    /// Converts only `rows` of `source` into the same rows of `destination` (the rest of the
+    /// destination is left as it is): for sources that change in bands, such as a test pattern.
+    /// BGRA to YUYV, UYVY and NV12 (rows starting and ending on even lines for NV12's chroma);
+    /// other pairs convert the whole picture.
+    public func convert(_ source: PixelBuffer, into destination: PixelBuffer, rows: Range<Int>) throws(MediaError) {
+        let rows = rows.clamped(to: 0..<source.height)
+        guard source.format == .bgra, source.width == destination.width, source.height == destination.height,
+              [.yuyv, .uyvy, .nv12].contains(destination.format), !rows.isEmpty,
+              destination.format != .nv12 || (rows.lowerBound % 2 == 0 && (rows.upperBound % 2 == 0 || rows.upperBound == source.height)) else {
+            return try convert(source, into: destination)
+        }
+        let w = Int32(source.width), h = Int32(rows.count), y = rows.lowerBound
+        let from = source.baseAddress(ofPlane: 0) + y * Int(source.bytesPerRow(ofPlane: 0)), fromStride = source.bytesPerRow(ofPlane: 0)
+        let to = destination.baseAddress(ofPlane: 0) + y * Int(destination.bytesPerRow(ofPlane: 0)), toStride = destination.bytesPerRow(ofPlane: 0)
+        let result: Int32
+        switch destination.format {
+        case .yuyv: result = ARGBToYUY2(from, fromStride, to, toStride, w, h)
+        case .uyvy: result = ARGBToUYVY(from, fromStride, to, toStride, w, h)
+        default:
+            let chroma = destination.baseAddress(ofPlane: 1) + y / 2 * Int(destination.bytesPerRow(ofPlane: 1))
+            result = ARGBToNV12(from, fromStride, to, toStride, chroma, destination.bytesPerRow(ofPlane: 1), w, h)
+        }
+        guard result == 0 else { throw .unsupported("converting \(source.format) to \(destination.format)") }
+        destination.yuvRange = .video
+    }
+
     /// Converts into a new buffer of `format` (allocates; frame paths should convert into pooled buffers).
     public func converted(_ source: PixelBuffer, to format: PixelFormat) throws(MediaError) -> PixelBuffer {
         let destination = try PixelBuffer(format: format, width: source.width, height: source.height, rowAlignment: 16)
