@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Media
 import PhotoLibrary
+import Synchronization
 
 /// `pinhole record`: records a movie until a duration, a size or Ctrl-C, and prints where it went.
 enum RecordCommand {
@@ -18,7 +19,7 @@ enum RecordCommand {
       --size WxH            video size (default: the largest up to 1920x1080 the camera streams at 24 fps or more)
       --fps N               frame rate (default: the fastest at that size)
       --duration SECONDS    stop after this long
-      --max-size MB         stop before the file passes this size
+      --max-size MB         stop once the file reaches this size (it may pass it by up to a second's worth)
       --audio SOURCE        record from this PulseAudio/PipeWire source (see `pactl list sources short`)
       --no-audio            record without sound
       --format mp4|webm     H.264 + AAC in MP4 (default) or VP9 + Opus in WebM
@@ -30,6 +31,7 @@ enum RecordCommand {
     """
 
     static func run(_ arguments: [String]) async throws(CLIError) {
+        let stalled = Mutex(false)
         var arguments = Arguments(arguments)
         if arguments.flag("-h", "--help") { output(help); return }
         let deviceID = try arguments.option("--device")
@@ -99,7 +101,12 @@ enum RecordCommand {
             }
         }
         defer { sound?.stop() }
-        do { try movie.startRecording(to: path, delegate: nil) } catch { throw .capture(error) }
+        do { try await movie.startRecording(to: path, timeout: 10) } catch {
+            if case .recordingFailed(_, let reason) = error, reason.hasPrefix("no frame") {
+                throw .capture(.timeout(device: device.localizedName, seconds: 10))
+            }
+            throw exitError(error)
+        }
 
         // Ctrl-C and SIGTERM finish the file instead of killing the process (unblocked first: a
         // parent may have started us with them blocked, as test runners do).
@@ -117,9 +124,29 @@ enum RecordCommand {
         }
         defer { for source in signals { source.cancel() } }
         let progress = Task { await showProgress(movie) }
+        // A camera that stops sending (a privacy shutter, a hung driver) would keep the limits
+        // from ever being checked: after 10 s without a frame, the recording is finished.
+        let watchdog = Task {
+            var last = -1, still = 0
+            while !Task.isCancelled, movie.isRecording {
+                try? await Task.sleep(for: .seconds(1))
+                let count = movie.recordedFrameCount + movie.droppedFrameCount
+                still = count == last ? still + 1 : 0
+                last = count
+                if still >= 10 {
+                    stalled.withLock { $0 = true }
+                    (movie.stopRecording as () -> Void)()  // the non-waiting form
+                }
+            }
+        }
         let summary = await movie.waitUntilFinished()
         progress.cancel()
+        watchdog.cancel()
         _ = await progress.value
+        if stalled.withLock({ $0 }) {
+            if summary?.frameCount ?? 0 > 0 { output(path) }
+            throw .capture(.timeout(device: device.localizedName, seconds: 10))
+        }
         if let error = movie.lastError {
             if case .recordingLimitReached = error {} else {
                 if summary?.frameCount ?? 0 > 0 { output(path) }

@@ -27,8 +27,14 @@ let (arguments, displayNames): ([String], [String: String]) = {
         guard let raw = CommandLine.unsafeArgv[index] else { continue }
         if let text = String(validatingCString: raw) { texts.append(text); continue }
         let repaired = String(decoding: UnsafeRawBufferPointer(start: raw, count: strlen(raw)), as: UTF8.self)
-        let fd = open(raw, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { texts.append(repaired); continue }
+        // O_PATH opens without reading (a FIFO would block a read open); /proc/self/fd/N then
+        // reopens the same file or folder for what the command does with it.
+        let fd = open(raw, 0o10_000_000 /* O_PATH, hidden from Swift without _GNU_SOURCE */ | O_CLOEXEC)
+        guard fd >= 0 else {
+            // Not an existing file (a name to create, a typo): it cannot be kept as given.
+            FileHandle.standardError.write(Data("pinhole: argument '\(repaired)' is not valid UTF-8 and names no existing file; use a UTF-8 name. See `pinhole --help`.\n".utf8))
+            exit(ExitCode.usage)
+        }
         texts.append("/proc/self/fd/\(fd)")
         names["/proc/self/fd/\(fd)"] = repaired
     }

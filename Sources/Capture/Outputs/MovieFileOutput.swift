@@ -74,6 +74,7 @@ public final class MovieFileOutput: FrameConsumer {
         var audio: (sampleRate: Int, channels: Int)?
         var recording: Recording?
         var lastError: CaptureError?
+        var lastSummary: RecordingSummary?
         var soundSource: AudioDataOutput?
         var frameRate = 30
         var mirrorScratch: PixelBuffer?
@@ -262,12 +263,16 @@ public final class MovieFileOutput: FrameConsumer {
         return await finished(recording)
     }
 
-    /// Waits for the current recording to end (by `stopRecording`, a limit or an error).
+    /// Waits for the current recording to end (by `stopRecording`, a limit or an error); when it
+    /// has ended already, the last recording's summary (nil if there was none).
     @discardableResult
     public func waitUntilFinished() async -> RecordingSummary? {
-        guard let recording = current else { return nil }
+        guard let recording = current else { return lastSummary }
         return await finished(recording)
     }
+
+    /// The summary of the last finished recording.
+    public var lastSummary: RecordingSummary? { state.withLock { $0.lastSummary } }
 
     /// The error that ended the last recording, if one did.
     public var lastError: CaptureError? { state.withLock { $0.lastError } }
@@ -473,6 +478,7 @@ public final class MovieFileOutput: FrameConsumer {
         state.withLock {
             $0.recording = nil
             $0.lastError = failure
+            $0.lastSummary = summary
         }
         recording.delegate?.fileOutput(self, didFinishRecordingTo: recording.path, summary: summary, error: failure)
         for waiter in waiters { waiter.resume(returning: summary) }
