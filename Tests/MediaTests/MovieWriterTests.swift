@@ -108,6 +108,18 @@ struct MovieWriterTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path) == ["movie.\(format.fileExtension)"], "no temporary files")
     }
 
+    @Test("a target bit rate instead of a constant-rate factor: the file's video comes out near it")
+    func bitRate() throws {
+        let folder = try TemporaryDirectory()
+        let recording = try SyntheticRecording(width: 640, height: 480, distinct: 30)
+        let path = folder.path("rate.mp4")
+        let writer = try MovieWriter(path: path, settings: MovieSettings(width: 640, height: 480, frameRate: 30, quality: .bitRate(400_000), audio: nil))
+        try recording.feed(writer, seconds: 4)
+        try writer.finish()
+        let rate = Double(try streamInfo(path, "v:0", "bit_rate")["bit_rate"] ?? "") ?? 0
+        #expect(rate > 250_000 && rate < 600_000, "\(rate) b/s for a 400 kb/s target")
+    }
+
     @Test("variable frame timing is kept: each frame's time in the file is the time it was given, within a millisecond")
     func variableTiming() throws {
         let folder = try TemporaryDirectory()

@@ -154,3 +154,19 @@ extension CLITests {
         #expect(try probeValues(silentPath, select: "a", "stream=codec_name").isEmpty, "no audio stream")
     }
 }
+
+extension CLITests {
+    @Test("on a terminal, record shows elapsed time, size and dropped frames as it goes, and clears the line at the end")
+    func recordProgress() throws {
+        let folder = try TemporaryDirectory()
+        let env = try isolatedEnvironment(folder)
+        let path = folder.path("tty.mp4")
+        // script(1) gives pinhole a pseudo-terminal; what it wrote there comes back on stdout.
+        let command = "'\(pinholeBinary)' record --device test --size 640x480 --duration 2 --no-audio -o '\(path)'"
+        let result = try runTool("script", ["-qec", command, "/dev/null"], environment: env)
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("Recording 0:0") && result.stdout.contains(" MB  0 dropped  (Ctrl-C stops)"), "\(result.stdout)")
+        #expect(result.stdout.contains("\r\u{1B}[K"), "the progress line is cleared")
+        #expect(result.stdout.contains(path))
+    }
+}
