@@ -361,19 +361,17 @@ public actor PhotoLibrary {
         return try ThumbnailCache(folder: location.thumbnails).thumbnail(of: asset.path, size: size)
     }
 
-    /// Copies assets' files into `folder` unchanged, or with EXIF location removed (JPEG, PNG,
-    /// HEIF, WebP; nothing else in the file changes); returns the paths written.
+    /// Copies assets' files into `folder` unchanged, or with their location removed: EXIF GPS
+    /// from JPEG, PNG, HEIF and WebP (nothing else in the file changes), the location metadata
+    /// from movies (their streams copied into a new container); returns the paths written.
     public func export(ids: [String], to folder: String, stripLocation: Bool = false) throws(LibraryError) -> [String] {
         var written: [String] = []
         for id in ids {
             guard let asset = try asset(id: id) else { throw LibraryError.notFound(id) }
-            if stripLocation, asset.mediaType == .video, asset.location != nil {
-                throw .cannotExport(id: asset.id, reason: "removing the location from a video is not supported yet; export it without --strip-location, or not at all")
-            }
             let target = folder + "/" + (asset.path as NSString).lastPathComponent
             do throws(MediaError) {
                 if asset.mediaType == .video {
-                    written.append(try AtomicFile.copy(from: asset.path, to: target))
+                    written.append(stripLocation ? try LocationRemoval.copyMovie(from: asset.path, to: target) : try AtomicFile.copy(from: asset.path, to: target))
                 } else {
                     var data = try FileBytes.read(path: asset.path)
                     if stripLocation { data = try LocationRemoval.removingLocation(from: data) }

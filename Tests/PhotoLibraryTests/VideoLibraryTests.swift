@@ -142,6 +142,31 @@ struct VideoLibraryTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: location.videos).sorted() == [(first as NSString).lastPathComponent, (second as NSString).lastPathComponent])
     }
 
+    @Test("a phone's movie with a location: the asset has it; exported with stripLocation it is gone, streams and rotation unchanged", arguments: ["mp4", "mov", "mkv"])
+    func stripMovieLocation(fileExtension: String) async throws {
+        let folder = try TemporaryDirectory()
+        let library = try PhotoLibrary(location: LibraryLocation(folder: folder.path("library"), trash: folder.path("Trash"), thumbnails: folder.path("t")))
+        let plain = folder.path("plain.\(fileExtension)"), source = folder.path("phone.\(fileExtension)")
+        try makeTestMovie(plain, seconds: 1)
+        #expect(try runTool("ffmpeg", ["-v", "error", "-i", plain, "-c", "copy", "-metadata", "location=+48.8577+002.2950/",
+                                       "-metadata:s:v:0", "rotate=90", source]).status == 0)
+        let asset = try await library.importFile(at: source)
+        #expect(asset.location.map { abs($0.latitude - 48.8577) < 1e-6 } == true, "\(String(describing: asset.location))")
+        let exported = try await library.export(ids: [asset.id], to: folder.path("out"), stripLocation: true)[0]
+        // Independent readers: ffprobe's tags and exiftool's GPS fields are gone; the streams are the same packets.
+        let tags = try runTool("ffprobe", ["-v", "error", "-show_entries", "format_tags", "-of", "default=noprint_wrappers=1", exported]).stdout
+        #expect(!tags.lowercased().contains("location") && !tags.contains("48.8577"), "\(tags)")
+        let exif = try ExifTool.locate().tags(URL(fileURLWithPath: exported))
+        #expect(exif.keys.filter { $0.contains("GPS") }.isEmpty, "\(exif.keys.filter { $0.contains("GPS") })")
+        #expect(try MovieFile(path: exported).info.rotation == MovieFile(path: asset.path).info.rotation)
+        let hashes = { (path: String) throws -> String in
+            try runTool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v", "-c", "copy", "-f", "md5", "-"]).stdout
+        }
+        #expect(try hashes(exported) == hashes(asset.path), "the video packets are copied, not re-encoded")
+        let kept = try await library.export(ids: [asset.id], to: folder.path("plain-out"))[0]
+        #expect(FileManager.default.contentsEqual(atPath: kept, andPath: asset.path), "without stripLocation, unchanged")
+    }
+
     @Test("an index from before videos (no duration column) is upgraded in place, keeping its rows")
     func upgrade() async throws {
         let folder = try TemporaryDirectory()

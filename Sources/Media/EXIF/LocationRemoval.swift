@@ -16,6 +16,13 @@ public enum LocationRemoval {
         }
     }
 
+    /// Copies the movie at `source` to `path` (the first free "name (n).ext" beside it when taken)
+    /// without the metadata that says where it was recorded (MP4's ©xyz, QuickTime's ISO 6709
+    /// key); the streams are copied, not re-encoded. Returns the path written.
+    public static func copyMovie(from source: String, to path: String) throws(MediaError) -> String {
+        try MovieRemuxer.copyWithoutLocation(from: source, to: path)
+    }
+
     /// PNG keeps EXIF in an eXIf chunk (a bare TIFF block): strip it and recompute the chunk's CRC.
     static func png(_ data: [UInt8]) throws(MediaError) -> [UInt8] {
         var out = data

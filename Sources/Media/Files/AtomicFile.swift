@@ -134,7 +134,7 @@ public enum AtomicFile {
     }
 
     /// fsyncs a folder, so a new name in it survives a power cut.
-    private static func syncFolder(_ folder: String) {
+    static func syncFolder(_ folder: String) {
         let dir = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if dir >= 0 {
             fsync(dir)

@@ -3,35 +3,68 @@ import Glibc
 
 /// Rewrites a movie's container without touching its encoded streams.
 enum MovieRemuxer {
+    /// The metadata keys that say where a movie was recorded (MP4's ©xyz, QuickTime's ISO 6709 key).
+    static let locationKeys: Set<String> = ["location", "location-eng", "com.apple.quicktime.location.iso6709"]  // compared lowercased: Matroska says LOCATION
+
     /// Turns the fragmented MP4 at `path` into a regular one (a single `moov`, moved to the front
     /// so players can start before the end arrives), in place and durably: written to a temporary
     /// name in the same folder, fsync'd, renamed over the original, folder fsync'd. The streams'
     /// packets are copied, not re-encoded; the display matrix and creation time are kept.
     static func makeRegularMP4(_ path: String) throws(MediaError) {
+        let (folder, name) = AtomicFile.split(path)
+        let temporary = "\(folder)/.\(name).\(getpid()).regular.tmp"
+        do throws(MediaError) {
+            try remux(from: path, to: temporary, formatName: "mp4", options: ["movflags": "faststart"], dropping: [])
+            guard rename(temporary, path) == 0 else { throw MovieWriter.failure(path, errno) }
+            AtomicFile.syncFolder(folder)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Copies the movie at `source` to `path` (or the first free "name (n).ext" beside it) without
+    /// the metadata that says where it was recorded, streams untouched; durably, as `AtomicFile`
+    /// writes. Returns the path written.
+    static func copyWithoutLocation(from source: String, to path: String) throws(MediaError) -> String {
+        let (folder, name) = AtomicFile.split(path)
+        try AtomicFile.makeFolders(folder)
+        let temporary = "\(folder)/.\(name).\(getpid()).private.tmp"
+        defer { unlink(temporary) }
+        guard let format = av_guess_format(nil, path, nil), let formatName = format.pointee.name else {
+            throw .unsupported("writing a movie named \(name)")
+        }
+        try remux(from: source, to: temporary, formatName: String(cString: formatName), options: [:], dropping: locationKeys)
+        return try AtomicFile.place(temporary, at: path)
+    }
+
+    /// Copies every stream of `source` into a new `formatName` file at `temporary` (fsync'd),
+    /// keeping metadata and the display matrix except the keys in `dropping`.
+    private static func remux(from source: String, to temporary: String, formatName: String, options: [String: String],
+                              dropping: Set<String>) throws(MediaError) {
         var input: UnsafeMutablePointer<AVFormatContext>?
-        guard avformat_open_input(&input, path, nil, nil) >= 0, let source = input else {
-            throw .corruptData(format: "movie", reason: "the recording cannot be read back")
+        guard avformat_open_input(&input, source, nil, nil) >= 0, let reader = input else {
+            throw .corruptData(format: "movie", reason: "\(source) cannot be read back")
         }
         defer { avformat_close_input(&input) }
-        let folderEnd = path.lastIndex(of: "/").map { path[..<$0] } ?? "."
-        let temporary = "\(folderEnd)/.\(path.split(separator: "/").last ?? "movie").\(getpid()).regular.tmp"
+        guard avformat_find_stream_info(reader, nil) >= 0 else { throw .corruptData(format: "movie", reason: "\(source) has unreadable streams") }
         var output: UnsafeMutablePointer<AVFormatContext>?
-        guard avformat_alloc_output_context2(&output, nil, "mp4", temporary) >= 0, let target = output else {
-            throw .encoderFailed(format: "movie", reason: "FFmpeg cannot write MP4")
+        guard avformat_alloc_output_context2(&output, nil, formatName, temporary) >= 0, let writer = output else {
+            throw .encoderFailed(format: "movie", reason: "FFmpeg cannot write \(formatName)")
         }
         defer {
-            if target.pointee.pb != nil { avio_closep(&target.pointee.pb) }
-            avformat_free_context(target)
+            if writer.pointee.pb != nil { avio_closep(&writer.pointee.pb) }
+            avformat_free_context(writer)
         }
-        av_dict_copy(&target.pointee.metadata, source.pointee.metadata, 0)
-        for index in 0..<Int(source.pointee.nb_streams) {
-            guard let from = source.pointee.streams[index], let to = avformat_new_stream(target, nil),
+        copyMetadata(reader.pointee.metadata, into: &writer.pointee.metadata, dropping: dropping)
+        for index in 0..<Int(reader.pointee.nb_streams) {
+            guard let from = reader.pointee.streams[index], let to = avformat_new_stream(writer, nil),
                   avcodec_parameters_copy(to.pointee.codecpar, from.pointee.codecpar) >= 0 else {
                 throw .encoderFailed(format: "movie", reason: "copying stream \(index) failed")
             }
             to.pointee.codecpar.pointee.codec_tag = 0
             to.pointee.time_base = from.pointee.time_base
-            av_dict_copy(&to.pointee.metadata, from.pointee.metadata, 0)
+            copyMetadata(from.pointee.metadata, into: &to.pointee.metadata, dropping: dropping)
             var size = 0
             if let matrix = av_stream_get_side_data(from, AV_PKT_DATA_DISPLAYMATRIX, &size), size > 0,
                let copy = av_stream_new_side_data(to, AV_PKT_DATA_DISPLAYMATRIX, size) {
@@ -39,44 +72,47 @@ enum MovieRemuxer {
             }
         }
         unlink(temporary)
-        guard avio_open(&target.pointee.pb, temporary, AVIO_FLAG_WRITE) >= 0 else {
+        guard avio_open(&writer.pointee.pb, temporary, AVIO_FLAG_WRITE) >= 0 else {
             throw MovieWriter.failure(temporary, errno == 0 ? EACCES : errno)
         }
-        var options: OpaquePointer?
-        defer { av_dict_free(&options) }
-        av_dict_set(&options, "movflags", "faststart", 0)
-        do throws(MediaError) {
-            try check(avformat_write_header(target, &options), temporary)
-            var packet = av_packet_alloc()
-            defer { av_packet_free(&packet) }
-            guard let packet else { throw .encoderFailed(format: "movie", reason: "out of memory") }
-            while av_read_frame(source, packet) >= 0 {
-                let index = Int(packet.pointee.stream_index)
-                guard let from = source.pointee.streams[index], let to = target.pointee.streams[index] else { av_packet_unref(packet); continue }
-                av_packet_rescale_ts(packet, from.pointee.time_base, to.pointee.time_base)
-                packet.pointee.pos = -1
-                try check(av_interleaved_write_frame(target, packet), temporary)
-            }
-            try check(av_write_trailer(target), temporary)
-            avio_closep(&target.pointee.pb)
-            let fd = open(temporary, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0, fsync(fd) == 0 else {
-                if fd >= 0 { close(fd) }
-                throw MovieWriter.failure(temporary, errno)
-            }
-            close(fd)
-            guard rename(temporary, path) == 0 else { throw MovieWriter.failure(path, errno) }
-            let folder = open(String(folderEnd), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            if folder >= 0 { fsync(folder); close(folder) }
-        } catch {
-            unlink(temporary)
-            throw error
+        var dictionary: OpaquePointer?
+        defer { av_dict_free(&dictionary) }
+        for (key, value) in options { av_dict_set(&dictionary, key, value, 0) }
+        try check(avformat_write_header(writer, &dictionary), temporary)
+        var packet = av_packet_alloc()
+        defer { av_packet_free(&packet) }
+        guard let packet else { throw .encoderFailed(format: "movie", reason: "out of memory") }
+        while av_read_frame(reader, packet) >= 0 {
+            let index = Int(packet.pointee.stream_index)
+            guard let from = reader.pointee.streams[index], let to = writer.pointee.streams[index] else { av_packet_unref(packet); continue }
+            av_packet_rescale_ts(packet, from.pointee.time_base, to.pointee.time_base)
+            packet.pointee.pos = -1
+            try check(av_interleaved_write_frame(writer, packet), temporary)
+        }
+        try check(av_write_trailer(writer), temporary)
+        avio_closep(&writer.pointee.pb)
+        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0, fsync(fd) == 0 else {
+            let code = errno
+            if fd >= 0 { close(fd) }
+            throw MovieWriter.failure(temporary, code)
+        }
+        close(fd)
+    }
+
+    /// Copies `source`'s entries into `target`, leaving out the keys in `dropping`.
+    private static func copyMetadata(_ source: OpaquePointer?, into target: inout OpaquePointer?, dropping: Set<String>) {
+        var entry: UnsafeMutablePointer<AVDictionaryEntry>?
+        while let next = av_dict_get(source, "", entry, AV_DICT_IGNORE_SUFFIX) {
+            entry = next
+            guard let key = next.pointee.key, let value = next.pointee.value, !dropping.contains(String(cString: key).lowercased()) else { continue }
+            av_dict_set(&target, key, value, 0)
         }
     }
 
     private static func check(_ status: Int32, _ path: String) throws(MediaError) {
         guard status < 0 else { return }
         if status == -ENOSPC { throw MovieWriter.failure(path, ENOSPC) }
-        throw .encoderFailed(format: "movie", reason: "rewriting the recording failed: \(MovieFile.message(status))")
+        throw .encoderFailed(format: "movie", reason: "rewriting the movie failed: \(MovieFile.message(status))")
     }
 }
