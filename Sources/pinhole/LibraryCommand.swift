@@ -15,7 +15,7 @@ enum LibraryCommand {
       info ID [--json]
       import FILE…                     copy photos (JPEG, PNG, HEIF, WebP) and videos (MP4, MOV, WebM, MKV) in;
                                        checked first; duplicates reported, not added
-      export ID… --to DIR [--strip-location]
+      export ID… --to DIR [--strip-location]   copy out; --strip-location removes where it was taken
       delete ID…                       move to the Trash (restorable)
       restore ID…                      bring back from the Trash
       favorite ID… [--off]
