@@ -6,13 +6,8 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// ffprobe's value of `entry` for the first video stream (counting frames when asked).
-func videoStream(_ path: String, _ entry: String) throws -> String {
-    let result = try runTool("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=" + entry,
-                                         "-of", "default=noprint_wrappers=1:nokey=1", path])
-    #expect(result.status == 0, "\(result.stderr)")
-    return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-}
+/// ffprobe's value of `entry` for the first video stream (frames counted when asked).
+func videoStream(_ path: String, _ entry: String) throws -> String { try ffprobe(path, "stream=" + entry)[entry] ?? "" }
 
 /// Records what a delegate hears.
 final class RecordingEvents: MovieFileOutputRecordingDelegate, @unchecked Sendable {
@@ -59,8 +54,7 @@ extension VirtualCameraSuites {
             #expect(try videoStream(path, "width") == "640" && videoStream(path, "height") == "480")
             #expect(try videoStream(path, "nb_read_frames") == String(summary.frameCount))
             #expect(abs(summary.duration - 2) < 0.3, "\(summary.duration)")
-            let decode = try runTool("ffmpeg", ["-v", "error", "-i", path, "-fps_mode", "passthrough", "-enc_time_base", "-1", "-f", "null", "-"])
-            #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
+            #expect(try decodesCleanly(path))
             #expect(summary.fileSize == (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64))
             #expect(throws: CaptureError.self) { try output.startRecording(to: path, delegate: nil) }  // exists: never overwritten
         }
@@ -132,8 +126,7 @@ extension VirtualCameraSuites {
             let summary = try #require(await output.waitUntilFinished())
             #expect("\(output.lastError.map { "\($0)" } ?? "")".contains("minimum free disk space"), "\(String(describing: output.lastError))")
             #expect(summary.frameCount > 0)
-            let decode = try runTool("ffmpeg", ["-v", "error", "-i", path, "-fps_mode", "passthrough", "-enc_time_base", "-1", "-f", "null", "-"])
-            #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
+            #expect(try decodesCleanly(path))
         }
 
         @Test("maxRecordedDuration finishes the file with the limit as the reason; pausing leaves no gap")
@@ -157,8 +150,7 @@ extension VirtualCameraSuites {
             #expect(output.lastError == .recordingLimitReached(path: path, limit: "maximum duration of 1.5 s"))
             #expect(events.events.withLock { $0 }.last?.contains("maximum duration") == true)
             #expect(try videoStream(path, "codec_name") == "vp8")
-            let decode = try runTool("ffmpeg", ["-v", "error", "-i", path, "-fps_mode", "passthrough", "-enc_time_base", "-1", "-f", "null", "-"])
-            #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
+            #expect(try decodesCleanly(path))
         }
     }
 }
@@ -195,10 +187,7 @@ extension VirtualCameraSuites {
             #expect(probe.stdout.contains("codec_name=\(format == .mp4 ? "aac" : "opus")") && probe.stdout.contains("sample_rate=48000")
                     && probe.stdout.contains("channels=2"), "\(probe.stdout)")
             // The sound, decoded by FFmpeg: the tone dominates.
-            let raw = folder.path("sound.raw")
-            #expect(try runTool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0", "-f", "s16le", "-ac", "1", "-ar", "48000", raw]).status == 0)
-            let bytes = try FileBytes.read(path: raw)
-            let samples = stride(from: 0, to: bytes.count - 1, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+            let samples = try decodedSound(path)
             let seconds = Double(samples.count) / 48_000
             #expect(abs(seconds - summary.duration) <= 1.0 / 30 + 0.03, "sound \(seconds) s, picture \(summary.duration) s")
             let middle = Array(samples[(samples.count / 4)..<(samples.count * 3 / 4)])
@@ -206,8 +195,7 @@ extension VirtualCameraSuites {
             for other in [300.0, 600, 1000] {
                 #expect(tone > 100 * goertzel(middle, frequency: other, rate: 48_000), "440 Hz against \(other) Hz")
             }
-            let decode = try runTool("ffmpeg", ["-v", "error", "-i", path, "-fps_mode", "passthrough", "-enc_time_base", "-1", "-f", "null", "-"])
-            #expect(decode.status == 0 && decode.stderr.isEmpty, "\(decode.stderr)")
+            #expect(try decodesCleanly(path))
         }
     }
 }

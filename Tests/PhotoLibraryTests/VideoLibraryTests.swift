@@ -4,13 +4,6 @@ import PhotoLibrary
 import Testing
 import TestSupport
 
-/// ffprobe's value of one entry (e.g. "format=duration") of `path`.
-func probe(_ path: String, _ entry: String, stream: String? = nil) throws -> String {
-    let result = try runTool("ffprobe", ["-v", "error"] + (stream.map { ["-select_streams", $0] } ?? [])
-                             + ["-show_entries", entry, "-of", "default=noprint_wrappers=1:nokey=1", path])
-    #expect(result.status == 0, "\(result.stderr)")
-    return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-}
 
 @Suite("Videos in the library")
 struct VideoLibraryTests {
@@ -33,7 +26,7 @@ struct VideoLibraryTests {
         #expect(FileManager.default.fileExists(atPath: source), "an import copies")
         #expect(FileManager.default.contentsEqual(atPath: source, andPath: asset.path))
         // ffprobe reads the library's copy; sqlite3 reads the row.
-        #expect(try probe(asset.path, "stream=codec_name", stream: "v:0") == "h264")
+        #expect(try ffprobe(asset.path, "stream=codec_name")["codec_name"] == "h264")
         #expect(try sqlite(location.index, "SELECT media_type, round(duration) FROM assets WHERE id = '\(asset.id)'") == "video|2.0")
         // The large thumbnail was made from the first frame at import (pngcheck reads its keys).
         let thumbnail = ThumbnailCache(folder: location.thumbnails).path(for: asset.path, size: .large)
@@ -60,7 +53,7 @@ struct VideoLibraryTests {
         var after = stat()
         stat(asset.path, &after)
         #expect(after.st_ino == before.st_ino, "a move within one file system is a link, not a copy")
-        #expect(try probe(asset.path, "stream=codec_name", stream: "v:0") == codec)
+        #expect(try ffprobe(asset.path, "stream=codec_name")["codec_name"] == codec)
     }
 
     @Test("fake, truncated and duplicate movies are refused with one line and leave nothing behind; a photo is not a video")

@@ -4,24 +4,6 @@ import Media
 import Testing
 import TestSupport
 
-/// ffprobe's `entries` of `path` as key=value pairs (streams selected by `select`, frames counted).
-func probeValues(_ path: String, select: String = "v:0", _ entries: String) throws -> [String: String] {
-    let result = try runTool("ffprobe", ["-v", "error", "-count_frames", "-select_streams", select, "-show_entries", entries,
-                                         "-of", "default=noprint_wrappers=1", path])
-    var values: [String: String] = [:]
-    for line in result.stdout.split(separator: "\n") {
-        let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
-        if parts.count == 2 { values[parts[0]] = parts[1] }
-    }
-    return values
-}
-
-/// FFmpeg decodes the whole file without a single complaint.
-func decodesCleanly(_ path: String) throws -> Bool {
-    let result = try runTool("ffmpeg", ["-v", "error", "-i", path, "-fps_mode", "passthrough", "-enc_time_base", "-1", "-f", "null", "-"])
-    return result.status == 0 && result.stderr.isEmpty
-}
-
 extension CLITests {
     @Test("record --duration into the library: a 640×480 H.264 movie of the right length, indexed with a thumbnail")
     func recordIntoLibrary() throws {
@@ -31,7 +13,7 @@ extension CLITests {
         #expect(result.status == 0, "\(result.stderr)")
         let path = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(path.hasPrefix(folder.path("Videos/Camera/Video from ")) && path.hasSuffix(".mp4"), "\(path)")
-        let video = try probeValues(path, "stream=codec_name,width,height,nb_read_frames:format=duration")
+        let video = try ffprobe(path, "stream=codec_name,width,height,nb_read_frames:format=duration")
         #expect(video["codec_name"] == "h264" && video["width"] == "640" && video["height"] == "480")
         #expect(abs((Double(video["duration"] ?? "") ?? 0) - 2) <= 1.0 / 30 + 0.001, "\(video)")
         #expect(abs((Int(video["nb_read_frames"] ?? "") ?? 0) - 60) <= 1, "\(video)")
@@ -54,7 +36,7 @@ extension CLITests {
         kill(process.pid, signal)
         #expect(process.waitForExit(seconds: 10) == 0, "\(process.errors)")
         #expect(process.output == path + "\n")
-        let duration = Double(try probeValues(path, "format=duration")["duration"] ?? "") ?? 0
+        let duration = Double(try ffprobe(path, "format=duration")["duration"] ?? "") ?? 0
         #expect(duration > 1 && duration < 3, "\(duration)")
         #expect(try decodesCleanly(path))
         let boxes = try runTool("/usr/bin/python3", ["-c", """
@@ -79,7 +61,7 @@ extension CLITests {
         #expect(names.count == 1 && names[0].hasPrefix("Video from "), "\(names)")
         let path = videos + "/" + names[0]
         #expect(try decodesCleanly(path))
-        let frames = Int(try probeValues(path, "stream=nb_read_frames")["nb_read_frames"] ?? "") ?? 0
+        let frames = Int(try ffprobe(path, "stream=nb_read_frames")["nb_read_frames"] ?? "") ?? 0
         #expect(frames >= 75, "at least the fragments before the last second: \(frames) frames")
         let verify = try pinhole(["library", "verify", "--repair"], environment: env)
         #expect(verify.status == 0 && verify.stdout.contains("1 added"), "\(verify.stdout)")
@@ -102,7 +84,7 @@ extension CLITests {
         let lines = result.stderr.split(separator: "\n").filter { !$0.hasPrefix("No camera found") }
         #expect(lines.count == 1 && lines[0].contains("the disk is full"), "\(result.stderr)")
         #expect(try decodesCleanly(path))
-        let kept = Double(try probeValues(path, "format=duration")["duration"] ?? "") ?? 0
+        let kept = Double(try ffprobe(path, "format=duration")["duration"] ?? "") ?? 0
         #expect(kept >= 1, "whole seconds were kept: \(kept)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint) == ["full.mp4"], "no temporary files")
     }
@@ -134,12 +116,9 @@ extension CLITests {
         let path = folder.path("sound.mp4")
         let result = try pinhole(["record", "--device", "test", "--size", "640x480", "--duration", "2", "-o", path], environment: env)
         #expect(result.status == 0 && !result.stderr.contains("without sound"), "\(result.stderr)")
-        let audio = try probeValues(path, select: "a:0", "stream=codec_name,sample_rate,channels")
+        let audio = try ffprobe(path, select: "a:0", "stream=codec_name,sample_rate,channels")
         #expect(audio["codec_name"] == "aac" && audio["sample_rate"] == "48000" && audio["channels"] == "2", "\(audio)")
-        let raw = folder.path("sound.raw")
-        #expect(try runTool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a", "-f", "s16le", "-ac", "1", raw]).status == 0)
-        let bytes = try FileBytes.read(path: raw)
-        let samples = stride(from: 0, to: bytes.count - 1, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+        let samples = try decodedSound(path)
         let middle = Array(samples[(samples.count / 4)..<(samples.count * 3 / 4)])
         #expect(goertzel(middle, frequency: 440, rate: 48_000) > 100 * goertzel(middle, frequency: 600, rate: 48_000))
 
@@ -151,7 +130,7 @@ extension CLITests {
         let silentPath = folder.path("silent.mp4")
         let silent = try pinhole(["record", "--device", "test", "--size", "640x480", "--duration", "1", "-o", silentPath], environment: env)
         #expect(silent.status == 0 && silent.stderr.contains("No sound server is running"), "\(silent.stderr)")
-        #expect(try probeValues(silentPath, select: "a", "stream=codec_name").isEmpty, "no audio stream")
+        #expect(try ffprobe(silentPath, select: "a", "stream=codec_name").isEmpty, "no audio stream")
     }
 }
 
