@@ -57,6 +57,16 @@ enum RecordCommand {
         }
 
         MovieWriter.keepFreedMemory()
+        // Sound from the microphone asked for, else the default one, looked up before the camera
+        // opens (a wrong --audio name must not start the camera); without one (no sound server,
+        // no microphone), the movie is silent and we say why.
+        var microphone: Microphone?
+        if !noAudio {
+            do throws(CaptureError) { microphone = try Microphone.microphone(withID: audioSource) } catch {
+                if audioSource != nil { throw .capture(error) }
+                withoutSound(error)
+            }
+        }
         let device = try SnapCommand.pickDevice(id: deviceID, position: .unspecified)
         if device.deviceType == .virtual && deviceID == nil {
             FileHandle.standardError.write(Data("No camera found: using Pinhole's test camera.\n".utf8))
@@ -84,20 +94,18 @@ enum RecordCommand {
         let library = destination == nil ? try LibraryCommand.open() : nil
         let name = PhotoLibrary.fileName(date: Date().timeIntervalSince1970, extension: format.fileExtension, mediaType: .video)
         let path = try target(destination: destination, library: library, name: name)
-        // Sound from the microphone asked for, else the default one; without one (no sound
-        // server, no microphone), the movie is silent and we say why.
+        // The microphone is started only now, next to the first frames (found before the camera
+        // opened: see `microphone` above).
         var sound: AudioDataOutput?
-        if !noAudio {
+        if let microphone {
+            let output = AudioDataOutput(settings: .init(channels: microphone.nativeChannelCount >= 2 ? .stereo : .mono, microphoneID: microphone.uniqueID))
             do throws(CaptureError) {
-                let microphone = try Microphone.microphone(withID: audioSource)
-                let output = AudioDataOutput(settings: .init(channels: microphone.nativeChannelCount >= 2 ? .stereo : .mono, microphoneID: microphone.uniqueID))
                 try output.start()
                 sound = output
                 movie.recordSound(from: output)
             } catch {
                 if audioSource != nil { throw .capture(error) }
-                let text = error.description
-                FileHandle.standardError.write(Data((text.contains("without sound") ? text : "Recording without sound: " + text).utf8 + [10]))
+                withoutSound(error)
             }
         }
         defer { sound?.stop() }
@@ -166,6 +174,12 @@ enum RecordCommand {
             }
         }
         output(path)
+    }
+
+    /// Says why the movie will be silent.
+    static func withoutSound(_ error: CaptureError) {
+        let text = error.description
+        FileHandle.standardError.write(Data((text.contains("without sound") ? text : "Recording without sound: " + text).utf8 + [10]))
     }
 
     /// The stream format: the size asked (else the largest up to 1080p at ≥ 24 fps: what two cores
