@@ -82,13 +82,30 @@ enum MovieRemuxer {
         var packet = av_packet_alloc()
         defer { av_packet_free(&packet) }
         guard let packet else { throw .encoderFailed(format: "movie", reason: "out of memory") }
+        // A fragmented MP4 reads back without packet durations (its sample table has them), and a
+        // regular one takes each sample's length from its packet: every packet waits for the next
+        // of its stream (length = the gap), the last takes what the stream's duration leaves.
+        var held: [UnsafeMutablePointer<AVPacket>?] = (0..<Int(reader.pointee.nb_streams)).map { _ in av_packet_alloc() }
+        defer { for index in held.indices { av_packet_free(&held[index]) } }
+        func write(_ index: Int, before next: Int64?) throws(MediaError) {
+            guard let waiting = held[index], waiting.pointee.size > 0, let from = reader.pointee.streams[index],
+                  let to = writer.pointee.streams[index] else { return }
+            if waiting.pointee.duration <= 0 {
+                let end = next ?? (from.pointee.duration > 0 ? max(from.pointee.start_time, 0) + from.pointee.duration : Int64.min)
+                if end > waiting.pointee.dts { waiting.pointee.duration = end - waiting.pointee.dts }
+            }
+            av_packet_rescale_ts(waiting, from.pointee.time_base, to.pointee.time_base)
+            waiting.pointee.pos = -1
+            try check(av_interleaved_write_frame(writer, waiting), temporary)
+            av_packet_unref(waiting)
+        }
         while av_read_frame(reader, packet) >= 0 {
             let index = Int(packet.pointee.stream_index)
-            guard let from = reader.pointee.streams[index], let to = writer.pointee.streams[index] else { av_packet_unref(packet); continue }
-            av_packet_rescale_ts(packet, from.pointee.time_base, to.pointee.time_base)
-            packet.pointee.pos = -1
-            try check(av_interleaved_write_frame(writer, packet), temporary)
+            guard index < held.count, let waiting = held[index] else { av_packet_unref(packet); continue }
+            try write(index, before: packet.pointee.dts)
+            av_packet_move_ref(waiting, packet)
         }
+        for index in held.indices { try write(index, before: nil) }
         try check(av_write_trailer(writer), temporary)
         avio_closep(&writer.pointee.pb)
         let fd = open(temporary, O_RDONLY | O_CLOEXEC)
