@@ -63,7 +63,7 @@ struct AudioClock {
             let start = measured - duration(of: Int64(index * frames))
             best = min(best ?? start, start)
         }
-        let start = best ?? AudioClock.now() - duration(of: Int64(measuredStarts.count * frames))
+        let start = best ?? SystemClock.monotonicNanoseconds() - duration(of: Int64(measuredStarts.count * frames))
         anchorTime = start
         anchorPosition = 0
         lastTime = start - 1
@@ -76,7 +76,7 @@ struct AudioClock {
         let position = self.position
         self.position += Int64(frames)
         guard let anchorTime else {
-            let start = measuredStart ?? AudioClock.now() - duration(of: Int64(frames))
+            let start = measuredStart ?? SystemClock.monotonicNanoseconds() - duration(of: Int64(frames))
             self.anchorTime = start
             anchorPosition = position
             lastTime = start
@@ -111,13 +111,6 @@ struct AudioClock {
     func duration(of frames: Int64) -> Int64 {
         let rate = Int64(sampleRate)
         return frames / rate * 1_000_000_000 + frames % rate * 1_000_000_000 / rate
-    }
-
-    /// CLOCK_MONOTONIC now, in nanoseconds.
-    static func now() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 
     /// `duration` in whole nanoseconds.

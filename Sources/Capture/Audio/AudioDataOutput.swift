@@ -304,7 +304,7 @@ public final class AudioDataOutput: Sendable {
                 fail(recording, error: error)
                 return
             }
-            let readTime = AudioClock.now()
+            let readTime = SystemClock.monotonicNanoseconds()
             // stop() may have given up on a read that blocked (a frozen server): deliver nothing late.
             if recording.stopRequested.load(ordering: .acquiring) { return }
             let measuredStart = recorder.latency().map { readTime - $0 - clock.duration(of: Int64(frames)) }

@@ -66,7 +66,7 @@ enum PulseIntrospection {
         }
         defer { pa_context_disconnect(context) }
 
-        let deadline = AudioClock.now() + AudioClock.nanoseconds(timeout)
+        let deadline = SystemClock.monotonicNanoseconds() + AudioClock.nanoseconds(timeout)
         var asked = false
         while !query.isDone {
             if query.ready && !asked {
@@ -93,7 +93,7 @@ enum PulseIntrospection {
                 if let list { pa_operation_unref(list) }
                 guard info != nil, list != nil else { throw PulseErrno.error(pa_context_errno(context), microphone: nil) }
             }
-            let left = deadline - AudioClock.now()
+            let left = deadline - SystemClock.monotonicNanoseconds()
             guard left > 0 else { throw .soundServerNotResponding(seconds: AudioClock.seconds(timeout)) }
             // Microseconds, rounded up so the last step does not spin.
             guard pa_mainloop_prepare(mainloop, Int32(clamping: (left + 999) / 1000)) >= 0, pa_mainloop_poll(mainloop) >= 0,

@@ -88,7 +88,7 @@ public final class MovieFileOutput: FrameConsumer {
         let fragmentInterval: Double
         let limits: (duration: Double?, size: Int64?, freeSpace: Int64)
         let audio: (sampleRate: Int, channels: Int)?
-        let startedAt = MovieFileOutput.wallClock()
+        let startedAt = SystemClock.wallClockSeconds()
         let wake = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         struct Shared {
@@ -294,7 +294,7 @@ public final class MovieFileOutput: FrameConsumer {
         current?.shared.withLock { shared in
             guard !shared.paused else { return }
             shared.paused = true
-            shared.pausedAt = MovieFileOutput.now()
+            shared.pausedAt = SystemClock.monotonicNanoseconds()
         }
     }
 
@@ -303,7 +303,7 @@ public final class MovieFileOutput: FrameConsumer {
         current?.shared.withLock { shared in
             guard shared.paused else { return }
             shared.paused = false
-            shared.pauseOffset += MovieFileOutput.now() - shared.pausedAt
+            shared.pauseOffset += SystemClock.monotonicNanoseconds() - shared.pausedAt
         }
     }
 
@@ -438,7 +438,7 @@ public final class MovieFileOutput: FrameConsumer {
                     failure = .recordingLimitReached(path: recording.path, limit: "maximum file size of \(limit / 1_000_000) MB")
                     break loop
                 }
-                let now = MovieFileOutput.now()
+                let now = SystemClock.monotonicNanoseconds()
                 if recording.limits.freeSpace > 0, now - lastSpaceCheck > 500_000_000 {
                     lastSpaceCheck = now
                     var disk = statvfs()
@@ -491,20 +491,6 @@ public final class MovieFileOutput: FrameConsumer {
 
     private static func seconds(_ value: Double) -> String {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
-    }
-
-    /// CLOCK_MONOTONIC in nanoseconds (the clock frame and sound timestamps use).
-    static func now() -> Int64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
-    }
-
-    /// Seconds since 1970.
-    static func wallClock() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 }
 

@@ -262,9 +262,7 @@ public final class PhotoOutput: FrameConsumer {
 
     /// Seconds since a frame was captured.
     static func age(of frame: Kept) -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) - frame.timestampNanoseconds) / 1e9
+        Double(SystemClock.monotonicNanoseconds() - frame.timestampNanoseconds) / 1e9
     }
 
     /// The format for a still of at most `wanted`: the largest such size, preferring the stream's pixel format, then MJPEG.

@@ -95,7 +95,7 @@ final class VirtualCameraBackend: CameraBackend {
         guard configuration != nil else { throw .invalidConfiguration("the test camera was started before being configured") }
         guard VirtualCamera.claim(id) else { throw .deviceBusy(device: name) }
         claimed = true
-        startTime = VirtualCameraBackend.monotonicNanoseconds()
+        startTime = SystemClock.monotonicNanoseconds()
         frameIndex = 0
         sequence = 0
     }
@@ -111,7 +111,7 @@ final class VirtualCameraBackend: CameraBackend {
         }
         let interval = Int64(configuration.frameInterval.seconds * 1e9)
         let due = startTime + Int64(frameIndex) * interval
-        let now = VirtualCameraBackend.monotonicNanoseconds()
+        let now = SystemClock.monotonicNanoseconds()
         if due > now {
             let deadline = now + min(due - now, Int64(timeout * 1e9))
             var until = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
@@ -133,7 +133,7 @@ final class VirtualCameraBackend: CameraBackend {
             return .corrupt
         }
         // The moment of "exposure": before drawing and converting, as a sensor's timestamp would be.
-        let captured = VirtualCameraBackend.monotonicNanoseconds()
+        let captured = SystemClock.monotonicNanoseconds()
         var wall = timespec()
         clock_gettime(CLOCK_REALTIME, &wall)
         var local = tm()
@@ -176,12 +176,5 @@ final class VirtualCameraBackend: CameraBackend {
             throw .unsupported("\(control) = \(value) (range \(description.minimum)…\(description.maximum))")
         }
         controlValues[control] = value
-    }
-
-    /// CLOCK_MONOTONIC in nanoseconds.
-    static func monotonicNanoseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 }
