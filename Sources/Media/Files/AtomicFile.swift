@@ -167,9 +167,12 @@ public enum AtomicFile {
         }
     }
 
-    private static func failure(_ path: String, _ code: Int32) -> MediaError {
+    /// The error for a failed file operation on `path`: errno in words a person can act on (the
+    /// one mapping every file writer in Media uses).
+    static func failure(_ path: String, _ code: Int32) -> MediaError {
         let reason: String = switch code {
         case ENOSPC: "the disk is full"
+        case EEXIST: "a file of that name exists"
         case EDQUOT: "the disk quota is used up"
         case EACCES, EPERM: "permission denied"
         case EROFS: "the file system is read-only"

@@ -15,7 +15,7 @@ enum MovieRemuxer {
         let temporary = "\(folder)/.\(name).\(getpid()).regular.tmp"
         do throws(MediaError) {
             try remux(from: path, to: temporary, formatName: "mp4", options: ["movflags": "faststart"], dropping: [])
-            guard rename(temporary, path) == 0 else { throw MovieWriter.failure(path, errno) }
+            guard rename(temporary, path) == 0 else { throw AtomicFile.failure(path, errno) }
             AtomicFile.syncFolder(folder)
         } catch {
             unlink(temporary)
@@ -73,7 +73,7 @@ enum MovieRemuxer {
         }
         unlink(temporary)
         guard avio_open(&writer.pointee.pb, temporary, AVIO_FLAG_WRITE) >= 0 else {
-            throw MovieWriter.failure(temporary, errno == 0 ? EACCES : errno)
+            throw AtomicFile.failure(temporary, errno == 0 ? EACCES : errno)
         }
         var dictionary: OpaquePointer?
         defer { av_dict_free(&dictionary) }
@@ -112,7 +112,7 @@ enum MovieRemuxer {
         guard fd >= 0, fsync(fd) == 0 else {
             let code = errno
             if fd >= 0 { close(fd) }
-            throw MovieWriter.failure(temporary, code)
+            throw AtomicFile.failure(temporary, code)
         }
         close(fd)
     }
@@ -129,7 +129,7 @@ enum MovieRemuxer {
 
     private static func check(_ status: Int32, _ path: String) throws(MediaError) {
         guard status < 0 else { return }
-        if status == -ENOSPC { throw MovieWriter.failure(path, ENOSPC) }
+        if status == -ENOSPC { throw AtomicFile.failure(path, ENOSPC) }
         throw .encoderFailed(format: "movie", reason: "rewriting the movie failed: \(MovieFile.message(status))")
     }
 }

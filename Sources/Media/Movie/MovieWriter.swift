@@ -61,7 +61,7 @@ public final class MovieWriter {
         self.path = path
         self.settings = settings
         let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw MovieWriter.failure(path, errno) }
+        guard fd >= 0 else { throw AtomicFile.failure(path, errno) }
         // The new name must survive a power cut too, not only the data synced into it later.
         let folder = open(path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folder >= 0 {
@@ -447,14 +447,14 @@ public final class MovieWriter {
     /// fragment's boundary: `abandon()` cuts back to the last such size.
     private func sync() throws(MediaError) {
         if let io { avio_flush(io) }
-        if sink.error != 0 { throw MovieWriter.failure(path, sink.error) }
-        guard fdatasync(sink.fd) == 0 else { throw MovieWriter.failure(path, errno) }
+        if sink.error != 0 { throw AtomicFile.failure(path, sink.error) }
+        guard fdatasync(sink.fd) == 0 else { throw AtomicFile.failure(path, errno) }
         completeSize = sink.written
     }
 
     private func check(_ status: Int32, _ what: String) throws(MediaError) {
         guard status < 0 else { return }
-        if sink.error != 0 { throw MovieWriter.failure(path, sink.error) }
+        if sink.error != 0 { throw AtomicFile.failure(path, sink.error) }
         throw .encoderFailed(format: "movie", reason: "\(what) failed: \(MovieFile.message(status))")
     }
 
@@ -489,17 +489,7 @@ public final class MovieWriter {
     /// is the program's choice (`pinhole record` makes it), not done behind its back.
     public static func keepFreedMemory() { pinhole_keep_freed_memory() }
 
-    static func failure(_ path: String, _ code: Int32) -> MediaError {
-        switch code {
-        case ENOSPC: .io(path: path, reason: "the disk is full")
-        case EDQUOT: .io(path: path, reason: "the disk quota is used up")
-        case EEXIST: .io(path: path, reason: "a file of that name exists")
-        case EACCES, EPERM: .io(path: path, reason: "permission denied")
-        case EROFS: .io(path: path, reason: "the file system is read-only")
-        default: .io(path: path, reason: String(cString: strerror(code)))
-        }
-    }
-
+    /// "2026-11-29T14:03:22.000000Z" (UTC), as MP4 and Matroska store creation_time.
     static func iso8601(_ date: Double) -> String {
         var seconds = time_t(date)
         var parts = tm()
