@@ -26,21 +26,22 @@ public enum LocationRemoval {
     /// PNG keeps EXIF in an eXIf chunk (a bare TIFF block): strip it and recompute the chunk's CRC.
     static func png(_ data: [UInt8]) throws(MediaError) -> [UInt8] {
         var out = data
-        var offset = 8
-        while offset + 12 <= out.count {
-            let length = Int(out[offset]) << 24 | Int(out[offset + 1]) << 16 | Int(out[offset + 2]) << 8 | Int(out[offset + 3])
-            let start = offset + 8
-            guard length >= 0, start + length + 4 <= out.count else { throw .corruptData(format: "PNG", reason: "a chunk runs past the end of the file") }
-            let type = Array(out[(offset + 4)..<start])
-            if type == Array("eXIf".utf8) {
-                let stripped = try ExifPayload.removingLocation(from: Array(out[start..<(start + length)]))
-                out.replaceSubrange(start..<(start + length), with: stripped)
-                let crc = CRC32.checksum(type + stripped)
-                out.replaceSubrange((start + length)..<(start + length + 4), with: [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
+        var failure: MediaError?
+        let whole = Chunks.png(data) { type, range in
+            guard type == "eXIf" else { return true }
+            do throws(MediaError) {
+                let stripped = try ExifPayload.removingLocation(from: Array(data[range]))
+                out.replaceSubrange(range, with: stripped)
+                let crc = CRC32.checksum(Array(type.utf8) + stripped)
+                out.replaceSubrange(range.upperBound..<(range.upperBound + 4), with: [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
+                return true
+            } catch {
+                failure = error
+                return false
             }
-            if type == Array("IEND".utf8) { break }
-            offset = start + length + 4
         }
+        if let failure { throw failure }
+        guard whole else { throw .corruptData(format: "PNG", reason: "a chunk runs past the end of the file") }
         return out
     }
 
@@ -61,17 +62,19 @@ public enum LocationRemoval {
     /// WebP keeps EXIF in an "EXIF" RIFF chunk (a TIFF block, sometimes with the "Exif\0\0" header).
     static func webp(_ data: [UInt8]) throws(MediaError) -> [UInt8] {
         var out = data
-        var offset = 12
-        while offset + 8 <= out.count {
-            let type = Array(out[offset..<(offset + 4)])
-            let length = Int(out[offset + 4]) | Int(out[offset + 5]) << 8 | Int(out[offset + 6]) << 16 | Int(out[offset + 7]) << 24
-            let start = offset + 8
-            guard start + length <= out.count else { throw .corruptData(format: "WebP", reason: "a chunk runs past the end of the file") }
-            if type == Array("EXIF".utf8) {
-                out.replaceSubrange(start..<(start + length), with: try ExifPayload.removingLocation(from: Array(out[start..<(start + length)])))
+        var failure: MediaError?
+        let whole = Chunks.webp(data) { type, range in
+            guard type == "EXIF" else { return true }
+            do throws(MediaError) {
+                out.replaceSubrange(range, with: try ExifPayload.removingLocation(from: Array(data[range])))
+                return true
+            } catch {
+                failure = error
+                return false
             }
-            offset = start + length + (length & 1)
         }
+        if let failure { throw failure }
+        guard whole else { throw .corruptData(format: "WebP", reason: "a chunk runs past the end of the file") }
         return out
     }
 

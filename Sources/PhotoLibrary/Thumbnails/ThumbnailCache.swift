@@ -57,7 +57,7 @@ public struct ThumbnailCache: Sendable {
     }
 
     private func isCurrent(_ thumbnail: String, uri: String, mtime: String) -> Bool {
-        guard let existing = try? FileBytes.read(path: thumbnail, limit: 16 << 20), let text = PNGText.read(existing) else { return false }
+        guard let existing = try? FileBytes.read(path: thumbnail, limit: 16 << 20), let text = PNGCodec.text(existing) else { return false }
         return text["Thumb::URI"] == uri && text["Thumb::MTime"] == mtime
     }
 
@@ -110,26 +110,5 @@ public struct ThumbnailCache: Sendable {
               let png = try? PNGCodec.encode(marker, text: [("Thumb::URI", uri), ("Thumb::MTime", mtime), ("Software", ThumbnailCache.software)]) else { return }
         let target = folder + "/fail/pinhole-0.1.0/" + MD5.hex(Array(uri.utf8)) + ".png"
         try? replace(target, with: png)
-    }
-}
-
-/// Reads a PNG's tEXt chunks (the thumbnail cache's metadata) without decoding pixels.
-enum PNGText {
-    static func read(_ png: [UInt8]) -> [String: String]? {
-        guard png.count > 8, Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] else { return nil }
-        var result: [String: String] = [:]
-        var offset = 8
-        while offset + 8 <= png.count {
-            let length = Int(png[offset]) << 24 | Int(png[offset + 1]) << 16 | Int(png[offset + 2]) << 8 | Int(png[offset + 3])
-            let type = String(decoding: png[(offset + 4)..<(offset + 8)], as: UTF8.self)
-            let start = offset + 8
-            guard length >= 0, start + length + 4 <= png.count else { return result }
-            if type == "tEXt", let zero = png[start..<(start + length)].firstIndex(of: 0) {
-                result[String(decoding: png[start..<zero], as: UTF8.self)] = String(decoding: png[(zero + 1)..<(start + length)], as: UTF8.self)
-            }
-            if type == "IDAT" || type == "IEND" { break }
-            offset = start + length + 4
-        }
-        return result
     }
 }
