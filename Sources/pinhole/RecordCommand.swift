@@ -138,7 +138,7 @@ enum RecordCommand {
             var last = -1, still = 0
             while !Task.isCancelled, movie.isRecording {
                 try? await Task.sleep(for: .seconds(1))
-                let count = movie.recordedFrameCount + movie.droppedFrameCount
+                let count = movie.recordedFrameCount + movie.droppedFrameCount + movie.skippedFrameCount
                 still = count == last ? still + 1 : 0
                 last = count
                 if still >= 10 {
@@ -164,6 +164,9 @@ enum RecordCommand {
         guard let summary, summary.frameCount > 0 else { throw .capture(.timeout(device: device.localizedName, seconds: 10)) }
         if summary.droppedFrameCount > 0 {
             FileHandle.standardError.write(Data("\(summary.droppedFrameCount) frames were dropped: encoding could not keep up; try a smaller --size or --format mp4.\n".utf8))
+        }
+        if summary.skippedFrameCount > 0 {
+            FileHandle.standardError.write(Data("\(summary.skippedFrameCount) frames were skipped by the camera: it could not keep its frame rate; try a smaller --size or --fps.\n".utf8))
         }
         if let library {
             do {
@@ -224,7 +227,7 @@ enum RecordCommand {
         while !Task.isCancelled {
             let seconds = Int(movie.recordedDuration)
             let megabytes = Double(movie.recordedFileSize) / 1_000_000
-            let line = String(format: "\rRecording %d:%02d  %.1f MB  %d dropped  (Ctrl-C stops) ", seconds / 60, seconds % 60, megabytes, movie.droppedFrameCount)
+            let line = String(format: "\rRecording %d:%02d  %.1f MB  %d dropped  (Ctrl-C stops) ", seconds / 60, seconds % 60, megabytes, movie.droppedFrameCount + movie.skippedFrameCount)
             FileHandle.standardError.write(Data(line.utf8))
             try? await Task.sleep(for: .milliseconds(500))
         }

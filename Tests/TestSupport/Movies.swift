@@ -51,3 +51,81 @@ public func decodedSound(_ path: String) throws -> [Int16] {
     let bytes = [UInt8]((try? Data(contentsOf: URL(fileURLWithPath: raw))) ?? Data())
     return stride(from: 0, to: bytes.count - 1, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
 }
+
+/// The video frames' presentation times in a movie, in seconds, in decoding order (FFmpeg's
+/// decoder reads every frame: a file that does not play yields fewer or none).
+public func videoFrameTimes(_ path: String) throws -> [Double] {
+    let result = try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", path])
+    #expect(result.status == 0, "\(result.stderr)")
+    return result.stdout.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: ","))) }
+}
+
+/// What a recording from a camera with a fixed frame interval must account for, on a fast machine
+/// or a slow one. The frames in the file carry the driver's timestamps: strictly increasing, the
+/// first at zero, never bunched up as times taken when the recorder got round to a frame would be
+/// under load. The frame times missing between the
+/// first and the last (from the span they cover) are the ones the recorder reported dropped or
+/// skipped; the container's duration ends one interval after the last frame; and the file plus
+/// the reported losses cover the recording's frame times.
+///
+/// Drivers stamp a frame when they fill it (vivid under QEMU: whenever its thread gets to run), so
+/// single gaps are not whole numbers of intervals; counting over the whole span is.
+public struct RecordingAccount: CustomStringConvertible {
+    /// Frame times read back from the file (seconds).
+    public let times: [Double]
+    /// The container's duration (seconds).
+    public let duration: Double
+    /// The camera's frame interval (seconds).
+    public let interval: Double
+    /// Frames the recorder reported as lost (dropped by the encoder plus skipped by the camera).
+    public let reportedLost: Int
+
+    /// Reads `path` back with ffprobe; the reported losses are read from `pinhole record`'s
+    /// standard error ("N frames were dropped…", "N frames were skipped…"), or given directly.
+    public init(path: String, frameInterval: Double, report: String? = nil, reportedLost: Int? = nil) throws {
+        times = try videoFrameTimes(path)
+        duration = Double(try ffprobe(path, select: nil, "format=duration")["duration"] ?? "") ?? 0
+        interval = frameInterval
+        if let reportedLost {
+            self.reportedLost = reportedLost
+        } else {
+            var lost = 0
+            for line in (report ?? "").split(separator: "\n") where line.contains(" frames were dropped") || line.contains(" frames were skipped") {
+                lost += Int(line.prefix { $0.isNumber }) ?? 0
+            }
+            self.reportedLost = lost
+        }
+    }
+
+    /// Frame times the span from the first to the last frame holds but the file does not.
+    public var missingBetween: Int {
+        guard let first = times.first, let last = times.last else { return 0 }
+        return max(0, Int(((last - first) / interval).rounded()) + 1 - times.count)
+    }
+
+    /// The middle gap between frames (seconds).
+    public var medianGap: Double {
+        let gaps = zip(times, times.dropFirst()).map { $1 - $0 }.sorted()
+        return gaps.isEmpty ? 0 : gaps[gaps.count / 2]
+    }
+
+    public var description: String {
+        "\(times.count) frames from \(times.first ?? -1) to \(times.last ?? -1) s (median gap \(medianGap) s), duration \(duration) s, \(missingBetween) missing between, \(reportedLost) reported lost"
+    }
+
+    /// Checks everything above; `expectedSlots` frame times should be covered, give or take `tolerance`.
+    public func check(expectedSlots: Int, tolerance: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(times.count >= 2, "\(self)", sourceLocation: sourceLocation)
+        guard let first = times.first, let last = times.last else { return }
+        #expect(abs(first) < 0.001, "the first frame is at \(first) s, not 0", sourceLocation: sourceLocation)
+        for (a, b) in zip(times, times.dropFirst()) where !(b > a && b - a >= interval * 0.2) {
+            Issue.record("frame at \(b) s follows \(a) s: not the driver's timing", sourceLocation: sourceLocation)
+        }
+        // Frames lost without being reported fail here. Reported losses may also lie after the
+        // last frame that reached the file (the encoder was still behind when the recording ended).
+        let trailing = max(0, expectedSlots - 1 - Int((last / interval).rounded()))
+        #expect(missingBetween <= reportedLost + 1 && reportedLost <= missingBetween + trailing + tolerance, "\(self)", sourceLocation: sourceLocation)
+        #expect(abs(duration - (last + interval)) <= 2 * interval, "container duration: \(self)", sourceLocation: sourceLocation)
+        #expect(abs(times.count + reportedLost - expectedSlots) <= tolerance, "\(self)", sourceLocation: sourceLocation)
+    }
+}

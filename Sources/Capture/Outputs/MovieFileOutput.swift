@@ -29,6 +29,10 @@ public struct RecordingSummary: Sendable, Equatable {
     public let frameCount: Int
     /// Frames the camera delivered that were not recorded because encoding fell behind.
     public let droppedFrameCount: Int
+    /// Frames the camera itself skipped during the recording (gaps in the driver's sequence
+    /// numbers, for example a driver that cannot keep its rate). With `frameCount` and
+    /// `droppedFrameCount` they account for every frame time the recording spans.
+    public let skippedFrameCount: Int
     /// File size in bytes.
     public let fileSize: Int64
     /// Whether the file has sound.
@@ -100,6 +104,11 @@ public final class MovieFileOutput: FrameConsumer {
             var pool: PixelBufferPool?
             var spare: [[Int16]] = []
             var dropped = 0
+            var skipped = 0
+            /// The first frame's time (after pause offsets): the duration limit counts from it.
+            var firstTime: Int64?
+            /// A frame at or past the duration limit arrived: the recording ends.
+            var pastLimit = false
             var frames = 0
             var duration: Double = 0
             var size: Int64 = 0
@@ -200,6 +209,9 @@ public final class MovieFileOutput: FrameConsumer {
 
     /// Frames dropped so far in the current recording (the encoder fell behind).
     public var droppedFrameCount: Int { current?.shared.withLock { $0.dropped } ?? 0 }
+
+    /// Frames the camera skipped so far in the current recording (gaps in its sequence numbers).
+    public var skippedFrameCount: Int { current?.shared.withLock { $0.skipped } ?? 0 }
 
     private var current: Recording? { state.withLock { $0.recording } }
 
@@ -337,8 +349,16 @@ public final class MovieFileOutput: FrameConsumer {
     func consume(_ frame: RawFrame, context: FrameContext) {
         guard connection.isEnabled, let recording = current else { return }
         let width = frame.buffer.width, height = frame.buffer.height
-        let buffer = recording.shared.withLock { shared -> PixelBuffer? in
+        let taken = recording.shared.withLock { shared -> (PixelBuffer, Int64)? in
             guard !shared.stopping, !shared.paused else { return nil }
+            // A limit of D seconds keeps exactly the frames taken in [0, D): later ones are neither
+            // recorded nor counted as lost (the encoding thread ends the recording at the first).
+            let time = frame.timestampNanoseconds - shared.pauseOffset
+            if let limit = recording.limits.duration, let first = shared.firstTime, Double(time - first) / 1e9 >= limit {
+                shared.pastLimit = true
+                return nil
+            }
+            if shared.firstTime == nil { shared.firstTime = time } else { shared.skipped += context.gap }
             if shared.pool == nil {
                 shared.pool = try? PixelBufferPool(format: .i420, width: width, height: height, rowAlignment: 64,
                                                    maximumCount: MovieFileOutput.poolSize, preallocate: 3)
@@ -347,9 +367,13 @@ public final class MovieFileOutput: FrameConsumer {
                 shared.dropped += 1
                 return nil
             }
-            return buffer
+            return (buffer, time)
         }
-        guard let buffer else { return }
+        guard let (buffer, time) = taken else {
+            // The encoding thread may be waiting with nothing queued: let it see the limit.
+            if recording.shared.withLock({ $0.pastLimit }) { recording.wake.signal() }
+            return
+        }
         do {
             if connection.isVideoMirrored(for: context.device) {
                 let scratch = try mirrorScratch(width: width, height: height)
@@ -362,7 +386,7 @@ public final class MovieFileOutput: FrameConsumer {
             recording.shared.withLock { $0.dropped += 1 }
             return
         }
-        recording.shared.withLock { $0.queue.append(.video(buffer, frame.timestampNanoseconds - $0.pauseOffset)) }
+        recording.shared.withLock { $0.queue.append(.video(buffer, time)) }
         recording.wake.signal()
     }
 
@@ -384,26 +408,24 @@ public final class MovieFileOutput: FrameConsumer {
         var lastSpaceCheck: Int64 = 0
         let rotation = (try? Rotation(degrees: Int(connection.videoRotationAngle))) ?? .none
         var started = false
-        var firstVideoTime: Int64?
         loop: while true {
             recording.wake.wait()
             while true {
-                let (item, stopping) = recording.shared.withLock { shared -> (Item?, Bool) in
-                    (shared.queue.isEmpty ? nil : shared.queue.removeFirst(), shared.stopping)
+                let (item, stopping, pastLimit) = recording.shared.withLock { shared -> (Item?, Bool, Bool) in
+                    (shared.queue.isEmpty ? nil : shared.queue.removeFirst(), shared.stopping, shared.pastLimit)
                 }
                 guard let item else {
+                    // Every frame taken in [0, D) is in the file: the duration limit is reached.
+                    if pastLimit, let limit = recording.limits.duration {
+                        failure = .recordingLimitReached(path: recording.path, limit: "maximum duration of \(MovieFileOutput.seconds(limit))")
+                        break loop
+                    }
                     if stopping { break loop }
                     break
                 }
                 do throws(MediaError) {
                     switch item {
                     case let .video(buffer, time):
-                        // A limit of D seconds keeps exactly the frames taken in [0, D).
-                        if let limit = recording.limits.duration, let first = firstVideoTime, Double(time - first) / 1e9 >= limit {
-                            failure = .recordingLimitReached(path: recording.path, limit: "maximum duration of \(MovieFileOutput.seconds(limit))")
-                            break loop
-                        }
-                        firstVideoTime = firstVideoTime ?? time
                         if writer == nil {
                             let settings = MovieSettings(format: recording.options.format, width: buffer.width, height: buffer.height,
                                                          frameRate: state.withLock { $0.frameRate }, quality: recording.options.quality,
@@ -467,7 +489,7 @@ public final class MovieFileOutput: FrameConsumer {
         let size = stat(recording.path, &info) == 0 ? Int64(info.st_size) : 0
         let (summary, waiters) = recording.shared.withLock { shared -> (RecordingSummary, [CheckedContinuation<RecordingSummary, Never>]) in
             let summary = RecordingSummary(path: recording.path, duration: writer?.duration ?? 0, frameCount: writer?.videoFrameCount ?? 0,
-                                           droppedFrameCount: shared.dropped, fileSize: size, hasAudio: recording.audio != nil && writer != nil)
+                                           droppedFrameCount: shared.dropped, skippedFrameCount: shared.skipped, fileSize: size, hasAudio: recording.audio != nil && writer != nil)
             shared.summary = summary
             shared.error = failure
             shared.queue.removeAll()
