@@ -1,0 +1,621 @@
+import Capture
+import Glibc
+import Media
+import PhotoLibrary
+
+/// The camera window's state and everything it does, free of GTK: it owns the capture session
+/// and the photo library, and the views draw what it holds and call its methods (as AVCam's
+/// `CameraModel`). It lives on the main actor, which in the app is the GLib main loop; every call
+/// that waits on a device, the disk or another thread runs elsewhere and comes back here.
+@MainActor
+public final class CameraModel {
+    // MARK: State the views draw
+
+    /// What fills the window.
+    public private(set) var screen: CameraScreen = .starting { didSet { if screen != oldValue { changed() } } }
+    /// The cameras the app offers (real ones; the test cameras when chosen), in discovery order.
+    public private(set) var cameras: [CaptureDevice] = []
+    /// The camera in use.
+    public private(set) var camera: CaptureDevice?
+    /// The camera was unplugged while in use: the preview is dimmed until it returns.
+    public private(set) var isDisconnected = false
+    /// Photo or video.
+    public private(set) var mode: CaptureMode
+    /// Flash setting.
+    public private(set) var flash: FlashSetting
+    /// Self-timer seconds (0: off).
+    public private(set) var countdown: Int
+    /// Rule-of-thirds grid.
+    public private(set) var showsGrid: Bool
+    /// The live filter.
+    public private(set) var filter: LiveFilter
+    /// Seconds left of a running self-timer.
+    public private(set) var countdownRemaining: Int?
+    /// A recording is in progress.
+    public private(set) var isRecording = false
+    /// The recording is paused.
+    public private(set) var isRecordingPaused = false
+    /// A photo is being taken (the shutter is busy).
+    public private(set) var isCapturing = false
+    /// The newest item this window saved (its path), for the thumbnail button.
+    public private(set) var newestItem: String?
+    /// The freedesktop thumbnail of `newestItem`.
+    public private(set) var newestThumbnail: String?
+    /// A photo waiting for Save or Cancel ("Ask before saving").
+    public private(set) var pendingPhoto: [UInt8]?
+    /// The test cameras are offered (the user chose them on the "No Camera Found" page, or the
+    /// app was started with PINHOLE_TEST_CAMERA=1).
+    public private(set) var usesTestCameras: Bool
+
+    // MARK: What the views hook into
+
+    /// Called after any state above changed.
+    public var onChange: () -> Void = {}
+    /// A one-line message for a toast.
+    public var onToast: (String) -> Void = { _ in }
+    /// The shutter fired: a visual flash and the shutter sound.
+    public var onShutter: () -> Void = {}
+    /// Turn the screen flash on or off (white, full brightness) while a photo is taken.
+    public var onScreenFlash: (Bool) -> Void = { _ in }
+    /// Keep the system from suspending (true) or let it (false): a recording is running.
+    public var onInhibitSuspend: (Bool) -> Void = { _ in }
+    /// The newest frame for the preview (filled on the camera's side, read by the view).
+    public let mailbox = FrameMailbox()
+
+    // MARK: Parts
+
+    /// The preferences (GSettings in the app).
+    public let preferences: PreferenceStore
+    let session = CaptureSession()
+    let video = VideoDataOutput()
+    let photos = PhotoOutput()
+    let movies = MovieFileOutput()
+    let preview: PreviewSink
+    let libraryLocation: LibraryLocation
+    private var library: PhotoLibrary?
+    private var libraryError: LibraryError?
+    private var sound: AudioDataOutput?
+    private var recordingPath: String?
+    private var saidNoMicrophone = false
+    private var countdownTask: Task<Void, Never>?
+    private var retryTask: Task<Void, Never>?
+    private var watchers: [Task<Void, Never>] = []
+    private var wantsCamera = true
+    private var generation = 0
+
+    /// A model over `library` (the user's by default) with `preferences`; `testCameras` offers the
+    /// virtual cameras from the start. Nothing is opened until `start()`.
+    public init(preferences: PreferenceStore, library: LibraryLocation = .user, testCameras: Bool = false) {
+        self.preferences = preferences
+        libraryLocation = library
+        usesTestCameras = testCameras
+        mode = CaptureMode(rawValue: preferences.string(PreferenceKey.mode)) ?? .photo
+        flash = FlashSetting(rawValue: preferences.string(PreferenceKey.flash)) ?? .off
+        countdown = preferences.int(PreferenceKey.countdown)
+        showsGrid = preferences.bool(PreferenceKey.grid)
+        filter = LiveFilter(rawValue: preferences.string(PreferenceKey.filter)) ?? .none
+        preview = PreviewSink(mailbox: mailbox)
+        preview.setFilter(filter)
+        video.setSampleBufferDelegate(preview, queue: preview.queue)
+        session.sessionPreset = .high
+        session.addOutput(video)
+        session.addOutput(photos)
+        session.addOutput(movies)
+        applyMirroring()
+        photos.screenFlash.withLock { handler in
+            handler = { [weak self] on in
+                await MainActor.run { self?.onScreenFlash(on) }
+                // Let the white window reach the screen (and the scene) before the frame is taken.
+                if on { try? await Task.sleep(for: .milliseconds(250)) }
+            }
+        }
+    }
+
+    // MARK: Lifetime
+
+    /// Opens the library, finds the cameras and starts the preview; follows cameras coming and
+    /// going and the session's interruptions from then on.
+    public func start() {
+        Task { await openLibrary() }
+        watchSession()
+        watchDevices()
+        Task { await refreshCameras(); await startCamera() }
+    }
+
+    /// Stops everything (the app is quitting): a recording is finished and saved first.
+    public func shutDown() async {
+        wantsCamera = false
+        countdownTask?.cancel()
+        retryTask?.cancel()
+        if isRecording { await stopRecording() }
+        for watcher in watchers { watcher.cancel() }
+        await session.stop()
+    }
+
+    /// The camera page became visible (true) or hidden (false): the camera is let go while
+    /// hidden, so its light goes off, and taken again on return.
+    public func setCameraVisible(_ visible: Bool) {
+        guard visible != wantsCamera else { return }
+        wantsCamera = visible
+        if visible {
+            Task { await startCamera() }
+        } else if !isRecording {
+            countdownTask?.cancel()
+            retryTask?.cancel()
+            generation += 1
+            Task {
+                await session.stop()
+                if !wantsCamera { screen = .released }
+            }
+        }
+    }
+
+    // MARK: Cameras
+
+    /// Re-reads the camera list (off the main thread: discovery opens every node).
+    func refreshCameras() async {
+        let includeTest = usesTestCameras
+        let found = await Task.detached { CameraModel.usableCameras(includeTest: includeTest) }.value
+        cameras = found
+        changed()
+    }
+
+    /// The cameras the app offers: infrared-only cameras (GREY formats only, as face-login
+    /// cameras are) are left out; the test cameras only when asked for.
+    nonisolated static func usableCameras(includeTest: Bool) -> [CaptureDevice] {
+        let types: [CaptureDevice.DeviceType] = includeTest ? CaptureDevice.DeviceType.allCases : CaptureDevice.DeviceType.allCases.filter { $0 != .virtual }
+        return CaptureDevice.DiscoverySession(deviceTypes: types).devices.filter { device in
+            device.authorizationStatus != .authorized || (!device.formats.isEmpty && !device.formats.allSatisfy { $0.pixelFormat == .grey })
+        }
+    }
+
+    /// The camera to open: the one used last when present, else a back camera, else the first.
+    func preferredCamera() -> CaptureDevice? {
+        let last = preferences.string(PreferenceKey.lastCamera)
+        return cameras.first { $0.uniqueID == last } ?? cameras.first { $0.position == .back && $0.deviceType != .virtual }
+            ?? cameras.first { $0.deviceType != .virtual } ?? cameras.first
+    }
+
+    /// Offers the test cameras ("Use Test Camera" on the "No Camera Found" page) and starts one.
+    public func useTestCameras() {
+        usesTestCameras = true
+        Task { await refreshCameras(); await startCamera() }
+    }
+
+    /// Opens the preferred camera (or `device`) and starts the preview, or shows why it cannot.
+    func startCamera(_ device: CaptureDevice? = nil) async {
+        guard wantsCamera else { return }
+        retryTask?.cancel()
+        generation += 1
+        let attempt = generation
+        guard let device = device ?? camera.flatMap({ current in cameras.first { $0.uniqueID == current.uniqueID } }) ?? preferredCamera() else {
+            camera = nil
+            screen = .noCamera
+            return
+        }
+        if screen != .preview { screen = .starting }
+        let session = self.session
+        let result = await Task.detached { () -> Result<Void, CaptureError> in
+            do throws(CaptureError) {
+                let input = try CaptureDeviceInput(device: device)
+                session.beginConfiguration()
+                for old in session.inputs { session.removeInput(old) }
+                session.addInput(input)
+                session.commitConfiguration()
+                try await session.start()
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        guard attempt == generation else { return }
+        camera = device
+        preferences.setString(PreferenceKey.lastCamera, device.uniqueID)
+        applyMirroring()
+        switch result {
+        case .success:
+            isDisconnected = false
+            screen = .preview
+        case let .failure(error):
+            screen = CameraWords.screen(for: error, device: device)
+            if case .busy = screen { retryWhileBusy() }
+        }
+        changed()
+    }
+
+    /// Tries again (the Retry button), or by itself every two seconds while the camera is busy.
+    public func retry() { Task { await refreshCameras(); await startCamera() } }
+
+    private func retryWhileBusy() {
+        retryTask?.cancel()
+        retryTask = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(2))
+                guard !Task.isCancelled, let self, case .busy = self.screen else { return }
+                await self.startCamera()
+            }
+        }
+    }
+
+    /// Switches to the next camera in the list (the preview changes without reopening anything
+    /// else: the outputs stay).
+    public func switchCamera() {
+        guard !isRecording, cameras.count > 1 else { return }
+        let index = camera.flatMap { current in cameras.firstIndex { $0.uniqueID == current.uniqueID } } ?? -1
+        let next = cameras[(index + 1) % cameras.count]
+        Task { await startCamera(next) }
+    }
+
+    /// Whether there is another camera to switch to.
+    public var canSwitchCamera: Bool { cameras.count > 1 }
+
+    private func applyMirroring() {
+        video.connection.isVideoMirroredOverride = preferences.bool(PreferenceKey.mirrorFront) ? nil : false
+    }
+
+    // MARK: Watching
+
+    private func watchSession() {
+        let events = session.events()
+        watchers.append(Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                self.handle(event)
+            }
+        })
+    }
+
+    private func handle(_ event: CaptureSession.Event) {
+        switch event {
+        case .interrupted(.deviceDisconnected):
+            isDisconnected = true
+            if isRecording { Task { await stopRecording() } }
+            changed()
+        case .interruptionEnded:
+            isDisconnected = false
+            screen = .preview
+            changed()
+        case let .runtimeError(error):
+            if isRecording { Task { await stopRecording() } }
+            screen = CameraWords.screen(for: error, device: camera)
+        default:
+            break
+        }
+    }
+
+    private func watchDevices() {
+        let discovery = CaptureDevice.DiscoverySession()
+        let events = discovery.deviceEvents()
+        watchers.append(Task { [weak self] in
+            for await _ in events {
+                guard let self else { return }
+                await self.refreshCameras()
+                if self.screen == .noCamera { await self.startCamera() }
+            }
+        })
+    }
+
+    // MARK: Settings
+
+    /// Photo or video mode (remembered).
+    public func setMode(_ mode: CaptureMode) {
+        guard !isRecording, mode != self.mode else { return }
+        self.mode = mode
+        preferences.setString(PreferenceKey.mode, mode.rawValue)
+        changed()
+    }
+
+    /// Flash off / on / auto (remembered).
+    public func setFlash(_ flash: FlashSetting) {
+        self.flash = flash
+        preferences.setString(PreferenceKey.flash, flash.rawValue)
+        changed()
+    }
+
+    /// Self-timer seconds: 0, 3, 5 or 10 (remembered).
+    public func setCountdown(_ seconds: Int) {
+        countdown = [0, 3, 5, 10].contains(seconds) ? seconds : 0
+        preferences.setInt(PreferenceKey.countdown, countdown)
+        changed()
+    }
+
+    /// Shows or hides the grid (remembered).
+    public func setGrid(_ shown: Bool) {
+        showsGrid = shown
+        preferences.setBool(PreferenceKey.grid, shown)
+        changed()
+    }
+
+    /// The live filter (remembered): shown in the preview and applied to saved photos.
+    public func setFilter(_ filter: LiveFilter) {
+        self.filter = filter
+        preview.setFilter(filter)
+        preferences.setString(PreferenceKey.filter, filter.rawValue)
+        changed()
+    }
+
+    /// Re-reads preferences that change how the camera works (mirroring).
+    public func preferencesChanged() {
+        applyMirroring()
+        changed()
+    }
+
+    // MARK: The shutter
+
+    /// The shutter button, Space or Enter: a photo (after the self-timer) or record/stop.
+    public func shutter() {
+        switch mode {
+        case .photo: takePhotoAfterCountdown(count: 1)
+        case .video:
+            if isRecording { Task { await stopRecording() } } else { Task { await startRecording() } }
+        }
+    }
+
+    /// A burst of the preference's number of photos.
+    public func burst() {
+        guard mode == .photo else { return }
+        takePhotoAfterCountdown(count: max(1, preferences.int(PreferenceKey.burstCount)))
+    }
+
+    /// Escape: cancels a running self-timer.
+    public func cancelCountdown() {
+        countdownTask?.cancel()
+        countdownTask = nil
+        if countdownRemaining != nil {
+            countdownRemaining = nil
+            changed()
+        }
+    }
+
+    private func takePhotoAfterCountdown(count: Int) {
+        guard screen == .preview, !isDisconnected, countdownTask == nil, !isCapturing else { return }
+        let seconds = countdown
+        countdownTask = Task { [weak self] in
+            guard let self else { return }
+            if seconds > 0 {
+                for left in stride(from: seconds, to: 0, by: -1) {
+                    self.countdownRemaining = left
+                    self.changed()
+                    try? await Task.sleep(for: .seconds(1))
+                    if Task.isCancelled { return }
+                }
+                self.countdownRemaining = nil
+                self.changed()
+            }
+            self.countdownTask = nil
+            for _ in 0..<count {
+                guard self.screen == .preview else { break }
+                await self.takePhoto()
+            }
+        }
+    }
+
+    /// Takes one photo at the chosen size (the camera's largest by default) and saves it into
+    /// the library, or holds it for Save / Cancel.
+    func takePhoto() async {
+        isCapturing = true
+        changed()
+        defer {
+            isCapturing = false
+            changed()
+        }
+        onShutter()
+        let settings = PhotoSettings(maxPhotoDimensions: Self.dimensions(preferences.string(PreferenceKey.photoSize)), flashMode: flash.mode)
+        let photos = self.photos
+        let filter = self.filter
+        let taken = await Task.detached { () -> Result<[UInt8], CaptureError> in
+            do throws(CaptureError) {
+                let photo = try await photos.capturePhoto(with: settings)
+                return .success(try CameraModel.filtered(photo, filter))
+            } catch {
+                return .failure(error)
+            }
+        }.value
+        switch taken {
+        case let .success(data):
+            if preferences.bool(PreferenceKey.askBeforeSaving) {
+                pendingPhoto = data
+                changed()
+            } else {
+                await save(photo: data)
+            }
+        case let .failure(error):
+            onToast(L("The photo could not be taken: ") + CameraWords.reason(error))
+        }
+    }
+
+    /// The photo's file, with the live filter applied to its pixels (EXIF kept).
+    nonisolated static func filtered(_ photo: CapturePhoto, _ filter: LiveFilter) throws(CaptureError) -> [UInt8] {
+        guard let imageFilter = filter.imageFilter, photo.resolvedSettings.format == .jpeg else { return photo.fileDataRepresentation() }
+        do {
+            let pixels = try photo.decodedPixels()
+            try imageFilter.apply(to: pixels)
+            let jpeg = try JPEGEncoder().encode(pixels, quality: photo.settings.quality)
+            return try JPEGExif.inserting(photo.metadata, into: jpeg)
+        } catch {
+            throw .media(error)
+        }
+    }
+
+    /// "Save" on the photo shown for confirmation.
+    public func savePendingPhoto() {
+        guard let data = pendingPhoto else { return }
+        pendingPhoto = nil
+        changed()
+        Task { await save(photo: data) }
+    }
+
+    /// "Cancel" on the photo shown for confirmation: nothing is written anywhere.
+    public func discardPendingPhoto() {
+        pendingPhoto = nil
+        changed()
+    }
+
+    private func save(photo data: [UInt8]) async {
+        guard let library = await openLibrary() else { return }
+        do {
+            let asset = try await library.addPhoto(data: data)
+            newestItem = asset.path
+            newestThumbnail = try? await library.thumbnail(for: asset.id, size: .normal)
+            changed()
+        } catch {
+            onToast(L("The photo was not saved: ") + CameraWords.reason(error))
+        }
+    }
+
+    // MARK: Recording
+
+    /// Starts a recording into the library's videos folder, with sound from the chosen (or
+    /// default) microphone when there is one.
+    func startRecording() async {
+        guard screen == .preview, !isDisconnected, !isRecording, let library = await openLibrary() else { return }
+        let folder = libraryLocation.videos
+        let now = Double(time(nil))
+        let path = folder + "/" + PhotoLibrary.fileName(date: now, extension: "mp4", mediaType: .video)
+        isRecording = true
+        changed()
+        let wanted = preferences.string(PreferenceKey.microphone)
+        let movies = self.movies
+        let started = await Task.detached { () -> (AudioDataOutput?, CaptureError?, CaptureError?) in
+            _ = library
+            mkdirs(folder)
+            var sound: AudioDataOutput?
+            var soundError: CaptureError?
+            let discovery = Microphone.DiscoverySession()
+            let microphone = wanted.isEmpty ? discovery.defaultDevice : discovery.devices.first { $0.uniqueID == wanted } ?? discovery.defaultDevice
+            if let microphone {
+                let output = AudioDataOutput(settings: .init(channels: microphone.nativeChannelCount >= 2 ? .stereo : .mono, microphoneID: microphone.uniqueID))
+                do throws(CaptureError) {
+                    try output.start()
+                    sound = output
+                } catch {
+                    soundError = error
+                }
+            } else {
+                soundError = discovery.unavailableReason ?? .noMicrophone
+            }
+            movies.recordSound(from: sound)
+            do throws(CaptureError) {
+                try await movies.startRecording(to: path, timeout: 10)
+                return (sound, soundError, nil)
+            } catch {
+                sound?.stop()
+                return (nil, soundError, error)
+            }
+        }.value
+        if let failure = started.2 {
+            isRecording = false
+            changed()
+            onToast(L("The video could not be started: ") + CameraWords.reason(failure))
+            return
+        }
+        sound = started.0
+        if started.1 != nil, !saidNoMicrophone {
+            saidNoMicrophone = true
+            onToast(L("No microphone: the video is recorded without sound."))
+        }
+        recordingPath = path
+        isRecordingPaused = false
+        onInhibitSuspend(true)
+        changed()
+    }
+
+    /// Stops the recording, finishes the file and adds it to the library.
+    public func stopRecording() async {
+        guard isRecording else { return }
+        let movies = self.movies
+        let summary = await movies.stopRecording() as RecordingSummary?
+        sound?.stop()
+        sound = nil
+        isRecording = false
+        isRecordingPaused = false
+        onInhibitSuspend(false)
+        changed()
+        if let error = movies.lastError, !(error.isLimit) {
+            onToast(L("The video stopped early: ") + CameraWords.reason(error))
+        }
+        guard let summary, summary.frameCount > 0, let library = await openLibrary() else { return }
+        do {
+            let ids = try await Self.addVideo(summary.path, to: library)
+            if let id = ids.first, let asset = try await library.asset(id: id) {
+                newestItem = asset.path
+                newestThumbnail = try? await library.thumbnail(for: id, size: .normal)
+            } else {
+                newestItem = summary.path
+            }
+            changed()
+        } catch {
+            onToast(L("The video was not added to the library: ") + CameraWords.reason(error))
+        }
+    }
+
+    /// Indexes a finished recording that already lies in the videos folder.
+    nonisolated static func addVideo(_ path: String, to library: PhotoLibrary) async throws(LibraryError) -> [String] {
+        try await library.performChanges { $0.createAsset(fromVideoFile: path, moving: true) }
+    }
+
+    /// Pauses or resumes the recording (the pause leaves no gap in the movie).
+    public func togglePause() {
+        guard isRecording else { return }
+        if isRecordingPaused { movies.resumeRecording() } else { movies.pauseRecording() }
+        isRecordingPaused.toggle()
+        changed()
+    }
+
+    /// Seconds recorded so far (paused time excluded).
+    public var recordedSeconds: Double { movies.recordedDuration }
+
+    // MARK: Library
+
+    /// Opens the library once, off the main thread (opening reconciles the folders with the index).
+    @discardableResult
+    func openLibrary() async -> PhotoLibrary? {
+        if let library { return library }
+        let location = libraryLocation
+        let opened = await Task.detached { () -> Result<PhotoLibrary, LibraryError> in
+            do throws(LibraryError) { return .success(try PhotoLibrary(location: location)) } catch { return .failure(error) }
+        }.value
+        if let library { return library }
+        switch opened {
+        case let .success(library):
+            self.library = library
+            if newestItem == nil, let newest = try? await library.assets(limit: 1).first {
+                newestItem = newest.path
+                newestThumbnail = try? await library.thumbnail(for: newest.id, size: .normal)
+                changed()
+            }
+            return library
+        case let .failure(error):
+            if libraryError == nil { onToast(L("The photo library cannot be opened: ") + CameraWords.reason(error)) }
+            libraryError = error
+            return nil
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Frames that reached the preview's queue so far (tests and the benchmark).
+    public var previewFrameCount: Int { preview.frameCount }
+
+    private func changed() { onChange() }
+
+    /// "WxH" as dimensions (nil for "" or anything else).
+    nonisolated static func dimensions(_ text: String) -> CaptureDevice.Dimensions? {
+        let parts = text.split(separator: "x").compactMap { Int($0) }
+        return parts.count == 2 ? .init(width: parts[0], height: parts[1]) : nil
+    }
+}
+
+/// mkdir -p.
+func mkdirs(_ path: String) {
+    var built = ""
+    for part in path.split(separator: "/") {
+        built += "/" + part
+        mkdir(built, 0o755)
+    }
+}
+
+extension CaptureError {
+    /// A limit ended the recording (not a failure).
+    var isLimit: Bool { if case .recordingLimitReached = self { true } else { false } }
+}

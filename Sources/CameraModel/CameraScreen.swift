@@ -1,0 +1,60 @@
+import Capture
+
+/// What fills the camera window: the live preview, or a full-window status page.
+public enum CameraScreen: Equatable, Sendable {
+    /// Opening the camera.
+    case starting
+    /// The live preview (possibly dimmed while the camera is unplugged: see `CameraModel.isDisconnected`).
+    case preview
+    /// No usable camera is connected.
+    case noCamera
+    /// The camera exists but this user may not open it; `advice` names the group and the command.
+    case accessDenied(advice: String)
+    /// Another program holds the camera (named when it could be found).
+    case busy(program: String?)
+    /// The camera failed; `reason` is one line.
+    case failed(reason: String)
+    /// The camera was let go while the window is hidden or the camera page is not shown.
+    case released
+}
+
+/// Photo or video.
+public enum CaptureMode: String, Sendable, CaseIterable {
+    /// The shutter takes photos.
+    case photo
+    /// The shutter starts and stops recordings.
+    case video
+}
+
+/// The flash setting of the camera page.
+public enum FlashSetting: String, Sendable, CaseIterable {
+    /// Never.
+    case off
+    /// Always: the LED when the camera has one, else the screen.
+    case on
+    /// When the scene is dark.
+    case auto
+
+    /// The capture library's flash mode.
+    public var mode: PhotoSettings.FlashMode {
+        switch self {
+        case .off: .off
+        case .on: .on
+        case .auto: .auto
+        }
+    }
+}
+
+/// The live filters (Media's `ImageFilter`), shown in the preview and applied to saved photos.
+public enum LiveFilter: String, Sendable, CaseIterable {
+    /// No filter.
+    case none
+    /// Grey.
+    case mono
+    /// High-contrast grey.
+    case noir
+    /// Brown tones.
+    case sepia
+    /// Negative.
+    case invert
+}

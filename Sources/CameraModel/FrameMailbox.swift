@@ -1,0 +1,47 @@
+import Media
+import Synchronization
+
+/// A one-slot mailbox between the camera's thread and the UI: the newest frame wins.
+///
+/// `put` replaces whatever the slot held and calls `wake` only when the slot was empty, so at most
+/// one wake-up is pending: a slow UI drops frames (counted) instead of queueing them.
+public final class FrameMailbox: Sendable {
+    private struct Slot {
+        var frame: PixelBuffer?
+        var replaced = 0
+        var delivered = 0
+    }
+    private let slot = Mutex(Slot())
+    private let wake: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
+
+    /// An empty mailbox.
+    public init() {}
+
+    /// Sets what runs (on the producer's thread) when a frame lands in an empty slot; it should
+    /// schedule a `take()` on the consumer's thread.
+    public func setWake(_ wake: (@Sendable () -> Void)?) { self.wake.withLock { $0 = wake } }
+
+    /// Leaves `frame` for the consumer, replacing an unread one.
+    public func put(_ frame: PixelBuffer) {
+        let wasEmpty = slot.withLock { slot -> Bool in
+            let empty = slot.frame == nil
+            if !empty { slot.replaced += 1 }
+            slot.frame = frame
+            return empty
+        }
+        if wasEmpty { wake.withLock { $0 }?() }
+    }
+
+    /// The newest frame, emptying the slot (nil when there is none).
+    public func take() -> PixelBuffer? {
+        slot.withLock { slot in
+            guard let frame = slot.frame else { return nil }
+            slot.frame = nil
+            slot.delivered += 1
+            return frame
+        }
+    }
+
+    /// Frames taken by the consumer, and frames replaced before it got to them.
+    public var counts: (delivered: Int, replaced: Int) { slot.withLock { ($0.delivered, $0.replaced) } }
+}

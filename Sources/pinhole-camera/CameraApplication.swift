@@ -1,0 +1,168 @@
+import CameraModel
+import Capture
+import CGtk
+import Glibc
+import PhotoLibrary
+import Synchronization
+
+/// The application: one instance per user session (a second launch presents the window), every
+/// user action a GAction (`app.*`) so buttons, shortcuts, menus and D-Bus
+/// (`gapplication action io.github.pinhole.Camera take-photo`) reach the same code.
+@MainActor
+final class CameraApplication {
+    /// The reverse-DNS application ID used everywhere (desktop entry, metainfo, icon, schema, D-Bus).
+    static let id = "io.github.pinhole.Camera"
+    let app: UnsafeMutablePointer<AdwApplication>
+    private var window: CameraWindow?
+    private var model: CameraModel?
+    private let sound = ShutterSound()
+    private var inhibitCookie: UInt32 = 0
+    private var settings: SettingsStore?
+
+    init() {
+        app = adw_application_new(CameraApplication.id, G_APPLICATION_DEFAULT_FLAGS)
+        connect(UnsafeMutableRawPointer(app), "startup") { [weak self] in self?.startup() }
+        connect(UnsafeMutableRawPointer(app), "activate") { [weak self] in self?.activate() }
+        connect(UnsafeMutableRawPointer(app), "shutdown") { [weak self] in self?.shutdown() }
+    }
+
+    /// Runs the main loop until the last window closes.
+    func run() -> Int32 {
+        g_application_run(cast(app), CommandLine.argc, CommandLine.unsafeArgv)
+    }
+
+    private var gtkApp: UnsafeMutablePointer<GtkApplication> { cast(app) }
+
+    private func startup() {
+        Style.install()
+        let settings = SettingsStore()
+        self.settings = settings
+        let environment = ProcessEnvironment()
+        let location = environment["PINHOLE_LIBRARY"].map { LibraryLocation(folder: $0) } ?? .user
+        let model = CameraModel(preferences: settings, library: location, testCameras: environment["PINHOLE_TEST_CAMERA"] == "1")
+        self.model = model
+        model.onShutter = { [weak self] in
+            guard let self, let model = self.model else { return }
+            self.window?.preview.blink()
+            if model.preferences.bool(PreferenceKey.shutterSound) { self.sound.play() }
+        }
+        model.onInhibitSuspend = { [weak self] inhibit in self?.inhibit(inhibit) }
+        addActions(model)
+        if let control = environment["PINHOLE_TEST_CONTROL"] { TestControl.listen(on: control, model: model) }
+    }
+
+    private func activate() {
+        if window == nil, let model {
+            let window = CameraWindow(application: gtkApp, model: model)
+            self.window = window
+            model.start()
+        }
+        if let window { gtk_window_present(cast(window.window)) }
+    }
+
+    private func shutdown() {
+        guard let model else { return }
+        // Finish a recording and let the camera go before the loop ends.
+        let done = Flag()
+        Task { @MainActor in
+            await model.shutDown()
+            done.set()
+        }
+        let context = g_main_context_default()
+        while !done.isSet { g_main_context_iteration(context, 1) }
+    }
+
+    private func inhibit(_ on: Bool) {
+        if on, inhibitCookie == 0 {
+            inhibitCookie = gtk_application_inhibit(gtkApp, window.map { cast($0.window) }, GTK_APPLICATION_INHIBIT_SUSPEND, L("Recording a video"))
+        } else if !on, inhibitCookie != 0 {
+            gtk_application_uninhibit(gtkApp, inhibitCookie)
+            inhibitCookie = 0
+        }
+    }
+
+    // MARK: Actions
+
+    private func addActions(_ model: CameraModel) {
+        let map = UnsafeMutableRawPointer(app)
+        addAction(map, "shutter") { _ in model.shutter() }
+        addAction(map, "take-photo") { _ in
+            model.setMode(.photo)
+            model.shutter()
+        }
+        addAction(map, "record") { _ in
+            model.setMode(.video)
+            model.shutter()
+        }
+        addAction(map, "burst") { _ in model.burst() }
+        addAction(map, "pause") { _ in model.togglePause() }
+        addAction(map, "switch-camera") { _ in model.switchCamera() }
+        addAction(map, "mode", parameter: true) { value in model.setMode(CaptureMode(rawValue: value ?? "") ?? .photo) }
+        addAction(map, "toggle-mode") { _ in model.setMode(model.mode == .photo ? .video : .photo) }
+        addAction(map, "flash", parameter: true) { value in model.setFlash(FlashSetting(rawValue: value ?? "") ?? .off) }
+        addAction(map, "timer", parameter: true) { value in model.setCountdown(Int(value ?? "") ?? 0) }
+        addAction(map, "cycle-timer") { _ in
+            let steps = [0, 3, 5, 10]
+            model.setCountdown(steps[((steps.firstIndex(of: model.countdown) ?? 0) + 1) % steps.count])
+        }
+        addAction(map, "toggle-grid") { _ in model.setGrid(!model.showsGrid) }
+        addAction(map, "filter", parameter: true) { value in model.setFilter(LiveFilter(rawValue: value ?? "") ?? .none) }
+        addAction(map, "cancel") { _ in model.cancelCountdown() }
+        addAction(map, "use-test-camera") { _ in model.useTestCameras() }
+        addAction(map, "retry") { _ in model.retry() }
+        addAction(map, "save-photo") { _ in model.savePendingPhoto() }
+        addAction(map, "discard-photo") { _ in model.discardPendingPhoto() }
+        addAction(map, "open-newest") { _ in
+            guard let path = model.newestItem, let uri = g_filename_to_uri(path, nil, nil) else { return }
+            defer { g_free(uri) }
+            g_app_info_launch_default_for_uri(uri, nil, nil)
+        }
+        addAction(map, "about") { [weak self] _ in self?.showAbout() }
+        addAction(map, "preferences") { [weak self] _ in self?.showPreferences() }
+        addAction(map, "quit") { [weak self] _ in
+            guard let self else { return }
+            g_application_quit(cast(self.app))
+        }
+        setAccels(gtkApp, "app.shutter", ["space", "Return", "KP_Enter"])
+        setAccels(gtkApp, "app.toggle-mode", ["v"])
+        setAccels(gtkApp, "app.switch-camera", ["c"])
+        setAccels(gtkApp, "app.toggle-grid", ["g"])
+        setAccels(gtkApp, "app.cycle-timer", ["t"])
+        setAccels(gtkApp, "app.burst", ["b"])
+        setAccels(gtkApp, "app.pause", ["p"])
+        setAccels(gtkApp, "app.cancel", ["Escape"])
+        setAccels(gtkApp, "app.preferences", ["<Control>comma"])
+        setAccels(gtkApp, "app.quit", ["<Control>q"])
+        setAccels(gtkApp, "window.close", ["<Control>w"])
+        setAccels(gtkApp, "win.show-help-overlay", ["<Control>question"])
+    }
+
+    private func showAbout() {
+        let about = adw_about_window_new()!
+        adw_about_window_set_application_name(cast(about), L("Camera"))
+        adw_about_window_set_application_icon(cast(about), CameraApplication.id)
+        adw_about_window_set_developer_name(cast(about), "The Pinhole developers")
+        adw_about_window_set_version(cast(about), PinholeVersion.string)
+        adw_about_window_set_license_type(cast(about), GTK_LICENSE_GPL_3_0)
+        adw_about_window_set_comments(cast(about), L("Take photos and videos with your camera"))
+        if let window { gtk_window_set_transient_for(cast(about), cast(window.window)) }
+        gtk_window_present(cast(about))
+    }
+
+    private func showPreferences() {
+        guard let model else { return }
+        PreferencesWindow.present(model: model, parent: window.map { cast($0.window) })
+    }
+}
+
+/// A flag set from a task and read by a loop on the main thread.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
+}
+
+/// The process environment as a dictionary lookup.
+struct ProcessEnvironment {
+    subscript(_ name: String) -> String? { getenv(name).map { String(cString: $0) } }
+}

@@ -1,0 +1,68 @@
+import CGtk
+
+/// A Swift closure kept alive by a signal connection and released with it. GTK emits signals
+/// and runs its sources on the main loop's thread only, which is the main actor's: the box never
+/// crosses threads, whatever the compiler can prove.
+final class ClosureBox<T>: @unchecked Sendable {
+    let body: T
+    init(_ body: T) { self.body = body }
+}
+
+/// Connects `handler` to `signal` of `instance`, for signals whose handler takes only the
+/// instance (clicked, activate, destroy, notify::…, …).
+@discardableResult
+func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: @escaping @MainActor () -> Void) -> UInt {
+    let box = ClosureBox(handler)
+    let trampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
+        let box = Unmanaged<ClosureBox<@MainActor () -> Void>>.fromOpaque(data!).takeUnretainedValue()
+        MainActor.assumeIsolated { box.body() }
+    }
+    return g_signal_connect_data(instance, signal, unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
+                                 { data, _ in Unmanaged<ClosureBox<@MainActor () -> Void>>.fromOpaque(data!).release() }, GConnectFlags(0))
+}
+
+/// Connects a handler that receives the signal's first pointer argument (GAction's "activate"
+/// with its GVariant parameter, AdwMessageDialog's "response" with its id, …).
+@discardableResult
+func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: @escaping @MainActor (UnsafeMutableRawPointer?) -> Void) -> UInt {
+    let box = ClosureBox(handler)
+    let trampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, argument, data in
+        let box = Unmanaged<ClosureBox<@MainActor (UnsafeMutableRawPointer?) -> Void>>.fromOpaque(data!).takeUnretainedValue()
+        nonisolated(unsafe) let argument = argument
+        MainActor.assumeIsolated { box.body(argument) }
+    }
+    return g_signal_connect_data(instance, signal, unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
+                                 { data, _ in Unmanaged<ClosureBox<@MainActor (UnsafeMutableRawPointer?) -> Void>>.fromOpaque(data!).release() }, GConnectFlags(0))
+}
+
+/// Connects a handler for key presses (GtkEventControllerKey's "key-pressed"): it gets the key
+/// value and modifier state and returns whether it handled the key.
+@discardableResult
+func connectKeyPressed(_ controller: UnsafeMutableRawPointer, _ handler: @escaping @MainActor (UInt32, GdkModifierType) -> Bool) -> UInt {
+    let box = ClosureBox(handler)
+    let trampoline: @convention(c) (UnsafeMutableRawPointer?, guint, guint, GdkModifierType, UnsafeMutableRawPointer?) -> gboolean = { _, key, _, state, data in
+        let box = Unmanaged<ClosureBox<@MainActor (UInt32, GdkModifierType) -> Bool>>.fromOpaque(data!).takeUnretainedValue()
+        return MainActor.assumeIsolated { box.body(key, state) } ? 1 : 0
+    }
+    return g_signal_connect_data(controller, "key-pressed", unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
+                                 { data, _ in Unmanaged<ClosureBox<@MainActor (UInt32, GdkModifierType) -> Bool>>.fromOpaque(data!).release() }, GConnectFlags(0))
+}
+
+/// Runs `body` on the main loop after `milliseconds` (once).
+func after(milliseconds: UInt32, _ body: @escaping @MainActor () -> Void) {
+    let box = ClosureBox(body)
+    g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, { data in
+        let box = Unmanaged<ClosureBox<@MainActor () -> Void>>.fromOpaque(data!).takeUnretainedValue()
+        MainActor.assumeIsolated { box.body() }
+        return 0
+    }, Unmanaged.passRetained(box).toOpaque(), { data in Unmanaged<ClosureBox<@MainActor () -> Void>>.fromOpaque(data!).release() })
+}
+
+/// Runs `body` on the main loop every `milliseconds` while it returns true.
+func every(milliseconds: UInt32, _ body: @escaping @MainActor () -> Bool) {
+    let box = ClosureBox(body)
+    g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, { data in
+        let box = Unmanaged<ClosureBox<@MainActor () -> Bool>>.fromOpaque(data!).takeUnretainedValue()
+        return MainActor.assumeIsolated { box.body() } ? 1 : 0
+    }, Unmanaged.passRetained(box).toOpaque(), { data in Unmanaged<ClosureBox<@MainActor () -> Bool>>.fromOpaque(data!).release() })
+}

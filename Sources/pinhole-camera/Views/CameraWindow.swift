@@ -1,0 +1,95 @@
+import CameraModel
+import CGtk
+
+/// The one window: the header bar over a stack of pages (the live preview with its controls, the
+/// status page, the photo confirmation), inside a toast overlay. It redraws from the model
+/// whenever the model changes.
+@MainActor
+final class CameraWindow {
+    /// The AdwApplicationWindow.
+    let window: Widget
+    let model: CameraModel
+    let preview: PreviewArea
+    let controls = ControlBar()
+    let header = HeaderControls()
+    let status = StatusPages()
+    let confirm = ConfirmPhoto()
+    let stack: Widget
+    let toasts: Widget
+    private var minimized = false
+
+    init(application: UnsafeMutablePointer<GtkApplication>, model: CameraModel) {
+        self.model = model
+        preview = PreviewArea(mailbox: model.mailbox)
+        window = adw_application_window_new(application)
+        gtk_window_set_title(cast(window), L("Camera"))
+        gtk_window_set_default_size(cast(window), 960, 720)
+        gtk_widget_set_size_request(window, 360, 294)
+
+        let camera = gtk_overlay_new()!
+        gtk_overlay_set_child(cast(camera), preview.widget)
+        gtk_overlay_add_overlay(cast(camera), controls.widget)
+        stack = gtk_stack_new()
+        gtk_stack_set_transition_type(cast(stack), GTK_STACK_TRANSITION_TYPE_CROSSFADE)
+        gtk_stack_add_named(cast(stack), camera, "camera")
+        gtk_stack_add_named(cast(stack), status.widget, "status")
+        gtk_stack_add_named(cast(stack), confirm.widget, "confirm")
+        gtk_widget_set_vexpand(stack, 1)
+
+        let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
+        gtk_box_append(cast(content), header.widget)
+        gtk_box_append(cast(content), stack)
+        toasts = adw_toast_overlay_new()
+        adw_toast_overlay_set_child(cast(toasts), content)
+        adw_application_window_set_content(cast(window), toasts)
+
+        model.onChange = { [weak self] in self?.update() }
+        model.onToast = { [weak self] text in self?.toast(text) }
+        model.onScreenFlash = { [weak self] on in self?.preview.setScreenFlash(on) }
+        every(milliseconds: 500) { [weak self] in
+            guard let self else { return false }
+            if self.model.isRecording { self.controls.updateElapsed(self.model) }
+            return true
+        }
+        connect(UnsafeMutableRawPointer(window), "realize") { [weak self] in self?.followMinimizing() }
+        update()
+    }
+
+    /// Redraws everything from the model.
+    func update() {
+        if model.pendingPhoto != nil {
+            confirm.show(model.pendingPhoto!)
+            gtk_stack_set_visible_child_name(cast(stack), "confirm")
+        } else if model.screen == .preview {
+            gtk_stack_set_visible_child_name(cast(stack), "camera")
+        } else {
+            status.show(model.screen)
+            preview.clear()
+            gtk_stack_set_visible_child_name(cast(stack), "status")
+        }
+        preview.update(model)
+        controls.update(model)
+        header.update(model)
+    }
+
+    /// A toast at the bottom of the window.
+    func toast(_ text: String) {
+        let toast = adw_toast_new(text)
+        adw_toast_set_timeout(toast, 5)
+        adw_toast_overlay_add_toast(cast(toasts), toast)
+    }
+
+    /// Lets the camera go while the window is minimised (GTK 4.8 reports it on X11).
+    private func followMinimizing() {
+        guard let surface = gtk_native_get_surface(cast(window)) else { return }
+        connect(UnsafeMutableRawPointer(surface), "notify::state") { [weak self] in
+            guard let self else { return }
+            let state = gdk_toplevel_get_state(cast(surface))
+            let isMinimized = state.rawValue & GDK_TOPLEVEL_STATE_MINIMIZED.rawValue != 0
+            if isMinimized != self.minimized {
+                self.minimized = isMinimized
+                self.model.setCameraVisible(!isMinimized)
+            }
+        }
+    }
+}

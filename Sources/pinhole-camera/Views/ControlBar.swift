@@ -1,0 +1,101 @@
+import CameraModel
+import CGtk
+
+/// The row over the bottom of the preview: the newest item's thumbnail (opens it), the large
+/// round shutter (record/stop in video mode, with the elapsed time and a red dot), pause, and
+/// the camera switch (shown with two or more cameras).
+@MainActor
+final class ControlBar {
+    /// The bar (a centred box placed as an overlay).
+    let widget: Widget
+    let thumbnail: Widget
+    let thumbnailImage: Widget
+    let shutter: Widget
+    let pause: Widget
+    let switchCamera: Widget
+    let elapsed: Widget
+    private var shownThumbnail: String?
+
+    init() {
+        widget = gtk_center_box_new()
+        gtk_widget_set_valign(widget, GTK_ALIGN_END)
+        gtk_widget_set_hexpand(widget, 1)
+        addClass(widget, "control-bar")
+
+        thumbnail = gtk_button_new()
+        thumbnailImage = gtk_image_new_from_icon_name("image-x-generic-symbolic")
+        gtk_image_set_pixel_size(cast(thumbnailImage), 48)
+        gtk_button_set_child(cast(thumbnail), thumbnailImage)
+        addClass(thumbnail, "circular")
+        addClass(thumbnail, "thumbnail-button")
+        label(thumbnail, L("Open Newest Item"))
+        gtk_actionable_set_action_name(cast(thumbnail), "app.open-newest")
+
+        let middle = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6)
+        elapsed = gtk_label_new("")
+        addClass(elapsed, "elapsed")
+        shutter = gtk_button_new()
+        addClass(shutter, "shutter")
+        addClass(shutter, "circular")
+        label(shutter, L("Take Photo"))
+        gtk_actionable_set_action_name(cast(shutter), "app.shutter")
+        gtk_box_append(cast(middle), elapsed)
+        gtk_box_append(cast(middle), shutter)
+
+        let right = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)
+        pause = gtk_button_new_from_icon_name("media-playback-pause-symbolic")
+        addClass(pause, "circular")
+        addClass(pause, "osd")
+        label(pause, L("Pause Recording"))
+        gtk_actionable_set_action_name(cast(pause), "app.pause")
+        switchCamera = gtk_button_new_from_icon_name("camera-switch-symbolic")
+        addClass(switchCamera, "circular")
+        addClass(switchCamera, "osd")
+        label(switchCamera, L("Switch Camera"))
+        gtk_actionable_set_action_name(cast(switchCamera), "app.switch-camera")
+        gtk_box_append(cast(right), pause)
+        gtk_box_append(cast(right), switchCamera)
+
+        gtk_center_box_set_start_widget(cast(widget), thumbnail)
+        gtk_center_box_set_center_widget(cast(widget), middle)
+        gtk_center_box_set_end_widget(cast(widget), right)
+    }
+
+    /// Shows the model's state.
+    func update(_ model: CameraModel) {
+        let recording = model.isRecording
+        gtk_widget_set_visible(switchCamera, model.canSwitchCamera && !recording ? 1 : 0)
+        gtk_widget_set_visible(pause, recording ? 1 : 0)
+        label(pause, model.isRecordingPaused ? L("Resume Recording") : L("Pause Recording"))
+        gtk_button_set_icon_name(cast(pause), model.isRecordingPaused ? "media-record-symbolic" : "media-playback-pause-symbolic")
+        if model.mode == .video {
+            addClass(shutter, "video")
+            label(shutter, recording ? L("Stop Recording") : L("Start Recording"))
+        } else {
+            gtk_widget_remove_css_class(shutter, "video")
+            label(shutter, L("Take Photo"))
+        }
+        if recording { addClass(shutter, "recording") } else { gtk_widget_remove_css_class(shutter, "recording") }
+        gtk_widget_set_sensitive(shutter, model.isCapturing ? 0 : 1)
+        updateElapsed(model)
+        gtk_widget_set_visible(thumbnail, model.newestItem == nil ? 0 : 1)
+        if model.newestThumbnail != shownThumbnail {
+            shownThumbnail = model.newestThumbnail
+            if let path = shownThumbnail { gtk_image_set_from_file(cast(thumbnailImage), path) }
+        }
+    }
+
+    /// "● 0:07" while recording (also the shutter's accessible description, for screen readers).
+    func updateElapsed(_ model: CameraModel) {
+        guard model.isRecording else {
+            gtk_widget_set_visible(elapsed, 0)
+            return
+        }
+        let seconds = Int(model.recordedSeconds)
+        let text = String(format: "● %d:%02d", seconds / 60, seconds % 60)
+        gtk_label_set_text(cast(elapsed), text)
+        let state = model.isRecordingPaused ? L("Recording paused") : L("Recording")
+        pinhole_set_accessible_label(elapsed, "\(state) \(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60)")
+        gtk_widget_set_visible(elapsed, 1)
+    }
+}

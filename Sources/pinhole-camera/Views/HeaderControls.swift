@@ -1,0 +1,75 @@
+import CameraModel
+import CGtk
+
+/// The header bar: photo/video switch, flash, self-timer, grid, filter and the main menu. Each
+/// control is a GAction's button, so keys and D-Bus reach the same code.
+@MainActor
+final class HeaderControls {
+    /// The AdwHeaderBar.
+    let widget: Widget
+    let photoMode: Widget
+    let videoMode: Widget
+    let flashButton: Widget
+    let timerButton: Widget
+    let gridButton: Widget
+    let filterButton: Widget
+
+    init() {
+        widget = adw_header_bar_new()!
+        let modes = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0)!
+        addClass(modes, "linked")
+        photoMode = gtk_toggle_button_new_with_label(L("Photo"))
+        videoMode = gtk_toggle_button_new_with_label(L("Video"))
+        gtk_toggle_button_set_group(cast(videoMode), cast(photoMode))
+        gtk_actionable_set_detailed_action_name(cast(photoMode), "app.mode::photo")
+        gtk_actionable_set_detailed_action_name(cast(videoMode), "app.mode::video")
+        gtk_box_append(cast(modes), photoMode)
+        gtk_box_append(cast(modes), videoMode)
+        adw_header_bar_set_title_widget(cast(widget), modes)
+
+        flashButton = HeaderControls.menuButton(icon: "flash-off-symbolic", name: L("Flash"),
+                                                items: [(L("Flash Off"), "app.flash::off"), (L("Flash On"), "app.flash::on"), (L("Flash Auto"), "app.flash::auto")])
+        timerButton = HeaderControls.menuButton(icon: "timer-symbolic", name: L("Self-Timer"),
+                                                items: [(L("Timer Off"), "app.timer::0"), (L("3 Seconds"), "app.timer::3"), (L("5 Seconds"), "app.timer::5"), (L("10 Seconds"), "app.timer::10")])
+        gridButton = gtk_toggle_button_new()
+        gtk_button_set_icon_name(cast(gridButton), "view-grid-symbolic")
+        label(gridButton, L("Grid"))
+        gtk_actionable_set_action_name(cast(gridButton), "app.toggle-grid")
+        filterButton = HeaderControls.menuButton(icon: "applications-graphics-symbolic", name: L("Filter"),
+                                                 items: [(L("No Filter"), "app.filter::none"), (L("Mono"), "app.filter::mono"), (L("Noir"), "app.filter::noir"),
+                                                         (L("Sepia"), "app.filter::sepia"), (L("Invert"), "app.filter::invert")])
+        adw_header_bar_pack_start(cast(widget), flashButton)
+        adw_header_bar_pack_start(cast(widget), timerButton)
+        let menu = HeaderControls.menuButton(icon: "open-menu-symbolic", name: L("Main Menu"),
+                                             items: [(L("Use Test Camera"), "app.use-test-camera"), (L("Preferences"), "app.preferences"),
+                                                     (L("Keyboard Shortcuts"), "win.show-help-overlay"), (L("About Pinhole"), "app.about")])
+        adw_header_bar_pack_end(cast(widget), menu)
+        adw_header_bar_pack_end(cast(widget), filterButton)
+        adw_header_bar_pack_end(cast(widget), gridButton)
+    }
+
+    /// An icon-only menu button whose menu items are detailed action names.
+    static func menuButton(icon: String, name: String, items: [(String, String)]) -> Widget {
+        let button = gtk_menu_button_new()!
+        gtk_menu_button_set_icon_name(cast(button), icon)
+        label(button, name)
+        let menu = g_menu_new()
+        for (title, action) in items { g_menu_append(menu, title, action) }
+        gtk_menu_button_set_menu_model(cast(button), cast(menu))
+        g_object_unref(UnsafeMutableRawPointer(menu))
+        return button
+    }
+
+    /// Shows the model's state.
+    func update(_ model: CameraModel) {
+        gtk_toggle_button_set_active(cast(photoMode), model.mode == .photo ? 1 : 0)
+        gtk_toggle_button_set_active(cast(videoMode), model.mode == .video ? 1 : 0)
+        let flashIcon = ["off": "flash-off-symbolic", "on": "flash-symbolic", "auto": "flash-auto-symbolic"][model.flash.rawValue]!
+        gtk_menu_button_set_icon_name(cast(flashButton), flashIcon)
+        label(flashButton, L("Flash") + ": " + [FlashSetting.off: L("Off"), .on: L("On"), .auto: L("Auto")][model.flash]!)
+        label(timerButton, model.countdown == 0 ? L("Self-Timer: Off") : L("Self-Timer") + ": \(model.countdown) s")
+        gtk_toggle_button_set_active(cast(gridButton), model.showsGrid ? 1 : 0)
+        gtk_widget_set_sensitive(photoMode, model.isRecording ? 0 : 1)
+        gtk_widget_set_sensitive(videoMode, model.isRecording ? 0 : 1)
+    }
+}

@@ -1,0 +1,116 @@
+import CameraModel
+import CGtk
+import Media
+
+/// The live camera filling the window: a `GtkPicture` (aspect kept, letterboxed) fed from the
+/// model's one-slot mailbox, with overlays for the grid, the countdown, the "disconnected" dimming
+/// and the screen flash.
+@MainActor
+final class PreviewArea {
+    /// The widget to place in the window (a GtkOverlay).
+    let widget: Widget
+    let picture: Widget
+    let grid: Widget
+    let dim: Widget
+    let countdownLabel: Widget
+    let flash: Widget
+    private let mailbox: FrameMailbox
+    /// Frames drawn so far (the benchmark and tests read it).
+    private(set) var drawnFrames = 0
+
+    init(mailbox: FrameMailbox) {
+        self.mailbox = mailbox
+        widget = gtk_overlay_new()
+        picture = gtk_picture_new()
+        gtk_picture_set_content_fit(cast(picture), GTK_CONTENT_FIT_CONTAIN)
+        gtk_picture_set_can_shrink(cast(picture), 1)
+        gtk_widget_set_hexpand(picture, 1)
+        gtk_widget_set_vexpand(picture, 1)
+        addClass(picture, "preview")
+        pinhole_set_accessible_label(picture, L("Camera preview"))
+        gtk_overlay_set_child(cast(widget), picture)
+
+        grid = gtk_drawing_area_new()
+        gtk_widget_set_can_target(grid, 0)
+        gtk_drawing_area_set_draw_func(cast(grid), { _, cr, width, height, _ in
+            guard let cr else { return }
+            cairo_set_source_rgba(cr, 1, 1, 1, 0.45)
+            cairo_set_line_width(cr, 1)
+            for i in 1...2 {
+                let x = Double(width) * Double(i) / 3, y = Double(height) * Double(i) / 3
+                cairo_move_to(cr, x.rounded() + 0.5, 0); cairo_line_to(cr, x.rounded() + 0.5, Double(height))
+                cairo_move_to(cr, 0, y.rounded() + 0.5); cairo_line_to(cr, Double(width), y.rounded() + 0.5)
+            }
+            cairo_stroke(cr)
+        }, nil, nil)
+        gtk_overlay_add_overlay(cast(widget), grid)
+
+        dim = gtk_label_new(L("Camera disconnected — plug it back in"))
+        addClass(dim, "dimmed-preview")
+        gtk_widget_set_can_target(dim, 0)
+        gtk_overlay_add_overlay(cast(widget), dim)
+
+        countdownLabel = gtk_label_new("")
+        addClass(countdownLabel, "countdown")
+        gtk_widget_set_can_target(countdownLabel, 0)
+        gtk_overlay_add_overlay(cast(widget), countdownLabel)
+
+        flash = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)
+        addClass(flash, "screen-flash")
+        gtk_widget_set_can_target(flash, 0)
+        gtk_overlay_add_overlay(cast(widget), flash)
+        gtk_widget_set_visible(flash, 0)
+
+        // Frames: the camera's side wakes the main loop once per empty slot.
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let address = UInt(bitPattern: me)
+        mailbox.setWake {
+            g_idle_add_full(G_PRIORITY_DEFAULT, { data in
+                let area = Unmanaged<PreviewArea>.fromOpaque(data!).takeUnretainedValue()
+                MainActor.assumeIsolated { area.drawNewest() }
+                return 0
+            }, UnsafeMutableRawPointer(bitPattern: address), nil)
+        }
+    }
+
+    /// Shows the newest frame: its pooled memory is lent to a texture (no copy) and given back
+    /// to the pool when GTK lets go of the texture.
+    func drawNewest() {
+        guard let frame = mailbox.take(), frame.format == .bgra else { return }
+        let stride = Int(frame.bytesPerRow(ofPlane: 0))
+        let size = stride * frame.height
+        let bytes = g_bytes_new_with_free_func(frame.baseAddress(ofPlane: 0), gsize(size), { data in
+            Unmanaged<PixelBuffer>.fromOpaque(data!).release()
+        }, Unmanaged.passRetained(frame).toOpaque())
+        let texture = gdk_memory_texture_new(Int32(frame.width), Int32(frame.height), GDK_MEMORY_B8G8R8A8_PREMULTIPLIED, bytes, gsize(stride))
+        g_bytes_unref(bytes)
+        gtk_picture_set_paintable(cast(picture), texture)
+        g_object_unref(UnsafeMutableRawPointer(texture))
+        drawnFrames += 1
+    }
+
+    /// Drops the picture (the camera was let go or failed).
+    func clear() { gtk_picture_set_paintable(cast(picture), nil) }
+
+    /// Shows the model's overlays.
+    func update(_ model: CameraModel) {
+        gtk_widget_set_visible(grid, model.showsGrid ? 1 : 0)
+        gtk_widget_set_visible(dim, model.isDisconnected ? 1 : 0)
+        if let left = model.countdownRemaining {
+            gtk_label_set_text(cast(countdownLabel), "\(left)")
+            pinhole_set_accessible_label(countdownLabel, L("Photo in") + " \(left)")
+            gtk_widget_set_visible(countdownLabel, 1)
+        } else {
+            gtk_widget_set_visible(countdownLabel, 0)
+        }
+    }
+
+    /// The screen flash: the whole window white at full brightness.
+    func setScreenFlash(_ on: Bool) { gtk_widget_set_visible(flash, on ? 1 : 0) }
+
+    /// The short visual flash of the shutter.
+    func blink() {
+        addClass(widget, "shutter-blink")
+        after(milliseconds: 120) { [widget] in gtk_widget_remove_css_class(widget, "shutter-blink") }
+    }
+}
