@@ -75,7 +75,10 @@ public final class CameraModel {
     private var library: PhotoLibrary?
     private var libraryError: LibraryError?
     private var sound: AudioDataOutput?
-    private var recordingPath: String?
+    /// Where a recording is in its life: a stop asked for while it starts is kept for when it has.
+    private enum RecordingPhase { case idle, starting, recording, stopping }
+    private var recordingPhase = RecordingPhase.idle
+    private var stopWhenStarted = false
     private var saidNoMicrophone = false
     private var countdownTask: Task<Void, Never>?
     private var retryTask: Task<Void, Never>?
@@ -128,6 +131,11 @@ public final class CameraModel {
         countdownTask?.cancel()
         retryTask?.cancel()
         if isRecording { await stopRecording() }
+        // A recording still starting or finishing completes (and is saved) before the camera goes.
+        for _ in 0..<600 where recordingPhase != .idle {
+            if recordingPhase == .recording { await stopRecording() }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
         for watcher in watchers { watcher.cancel() }
         await session.stop()
     }
@@ -468,7 +476,13 @@ public final class CameraModel {
     /// Starts a recording into the library's videos folder, with sound from the chosen (or
     /// default) microphone when there is one.
     func startRecording() async {
-        guard screen == .preview, !isDisconnected, !isRecording, let library = await openLibrary() else { return }
+        guard screen == .preview, !isDisconnected, recordingPhase == .idle else { return }
+        recordingPhase = .starting
+        stopWhenStarted = false
+        guard let library = await openLibrary() else {
+            recordingPhase = .idle
+            return
+        }
         let folder = libraryLocation.videos
         let now = Double(time(nil))
         let path = folder + "/" + PhotoLibrary.fileName(date: now, extension: "mp4", mediaType: .video)
@@ -505,6 +519,7 @@ public final class CameraModel {
         }.value
         if let failure = started.2 {
             isRecording = false
+            recordingPhase = .idle
             changed()
             onToast(L("The video could not be started: ") + CameraWords.reason(failure))
             return
@@ -514,15 +529,19 @@ public final class CameraModel {
             saidNoMicrophone = true
             onToast(L("No microphone: the video is recorded without sound."))
         }
-        recordingPath = path
+        recordingPhase = .recording
         isRecordingPaused = false
         onInhibitSuspend(true)
         changed()
+        if stopWhenStarted { await stopRecording() }
     }
 
     /// Stops the recording, finishes the file and adds it to the library.
     public func stopRecording() async {
-        guard isRecording else { return }
+        if recordingPhase == .starting { stopWhenStarted = true }
+        guard recordingPhase == .recording else { return }
+        recordingPhase = .stopping
+        defer { recordingPhase = .idle }
         let movies = self.movies
         let summary = await movies.stopRecording() as RecordingSummary?
         sound?.stop()
@@ -556,7 +575,7 @@ public final class CameraModel {
 
     /// Pauses or resumes the recording (the pause leaves no gap in the movie).
     public func togglePause() {
-        guard isRecording else { return }
+        guard recordingPhase == .recording else { return }
         if isRecordingPaused { movies.resumeRecording() } else { movies.pauseRecording() }
         isRecordingPaused.toggle()
         changed()

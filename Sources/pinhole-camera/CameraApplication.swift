@@ -48,7 +48,10 @@ final class CameraApplication {
         }
         model.onInhibitSuspend = { [weak self] inhibit in self?.inhibit(inhibit) }
         addActions(model)
-        if let control = environment["PINHOLE_TEST_CONTROL"] { TestControl.listen(on: control, model: model) }
+        if let control = environment["PINHOLE_TEST_CONTROL"] {
+            TestControl.applyInitial(environment["PINHOLE_TEST_FAULTS"] ?? "")
+            TestControl.listen(on: control, model: model)
+        }
     }
 
     private func activate() {

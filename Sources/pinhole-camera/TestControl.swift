@@ -1,12 +1,19 @@
 import CameraModel
 import Capture
+import Foundation
 import Glibc
 
 /// The test-only channel: with PINHOLE_TEST_CONTROL=PATH (a FIFO the test made), the app reads
 /// lines that drive Pinhole's test cameras from outside its process, since their faults live in
 /// the app's own memory: `front unplugged on`, `back busy off`, `front fatal on`, `reset`.
-/// Without the variable nothing listens; the shipping app never reads it otherwise.
+/// PINHOLE_TEST_FAULTS="front busy on; back busy on" applies commands before the cameras open.
+/// Without the variables nothing listens; the shipping app never reads them otherwise.
 enum TestControl {
+    /// Applies the commands in PINHOLE_TEST_FAULTS (separated by semicolons).
+    static func applyInitial(_ commands: String) {
+        for command in commands.split(separator: ";") { apply(command.trimmingCharacters(in: .whitespaces)) }
+    }
+
     static func listen(on path: String, model: CameraModel) {
         var thread = pthread_t()
         let box = Unmanaged.passRetained(PathBox(path)).toOpaque()

@@ -10,7 +10,13 @@ let localeFolder = getenv("PINHOLE_LOCALEDIR").map { String(cString: $0) } ?? In
 bindtextdomain("pinhole", localeFolder)
 bind_textdomain_codeset("pinhole", "UTF-8")
 textdomain("pinhole")
-Localization.install { english in String(cString: dgettext("pinhole", english)) }
+// gettext returns the msgid's own pointer when there is no translation: read it inside the call.
+Localization.install { english in
+    english.withCString { msgid in
+        guard let translated = dgettext("pinhole", msgid), translated != UnsafeMutablePointer(mutating: msgid) else { return english }
+        return String(cString: translated)
+    }
+}
 
 MainLoopBridge.install()
 let exitCode = MainActor.assumeIsolated { CameraApplication().run() }

@@ -13,8 +13,13 @@ final class TestPattern {
     let height: Int
     private let background: PixelBuffer
 
+    /// The moving square's colour (B, G, R): yellow on the front camera, blue on the back one, so
+    /// a switch between the two shows in the picture.
+    let squareColour: (UInt8, UInt8, UInt8)
+
     /// Prepares the static picture at `width`×`height`.
-    init(width: Int, height: Int) throws(MediaError) {
+    init(width: Int, height: Int, squareColour: (UInt8, UInt8, UInt8) = (40, 220, 250)) throws(MediaError) {
+        self.squareColour = squareColour
         self.width = width
         self.height = height
         background = try PixelBuffer(format: .bgra, width: width, height: height, rowAlignment: 64)
@@ -73,7 +78,7 @@ final class TestPattern {
         let travel = max(1, width - side)
         let x0 = Int(frame) * max(1, width / 64) % travel
         let y0 = min(height - side, band + (height - band - side) / 2)
-        fill(base, stride, x: x0, y: y0, w: side, h: side, (40, 220, 250))
+        fill(base, stride, x: x0, y: y0, w: side, h: side, squareColour)
         // The label: frame number and time of day, white on black.
         let ms = wallClockMilliseconds % 86_400_000
         let label = "#" + pad(Int(frame), 6) + " " + pad(ms / 3_600_000, 2) + ":" + pad(ms / 60_000 % 60, 2) + ":" + pad(ms / 1000 % 60, 2) + "." + pad(ms % 1000, 3)

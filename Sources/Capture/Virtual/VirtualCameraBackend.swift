@@ -75,7 +75,8 @@ final class VirtualCameraBackend: CameraBackend {
         var set = request
         set.frameInterval = interval
         do {
-            pattern = try TestPattern(width: set.width, height: set.height)
+            pattern = try TestPattern(width: set.width, height: set.height,
+                                      squareColour: id == VirtualCamera.backID ? (230, 110, 30) : (40, 220, 250))
             canvas = try PixelBuffer(format: .bgra, width: set.width, height: set.height, rowAlignment: 64)
             frame = try PixelBuffer(format: set.pixelFormat, width: set.width, height: set.height, rowAlignment: 64,
                                     compressedCapacity: set.width * set.height * 2)

@@ -1,5 +1,6 @@
 import CameraModel
 import CGtk
+import Glibc
 
 /// The one window: the header bar over a stack of pages (the live preview with its controls, the
 /// status page, the photo confirmation), inside a toast overlay. It redraws from the model
@@ -72,8 +73,10 @@ final class CameraWindow {
         header.update(model)
     }
 
-    /// A toast at the bottom of the window.
+    /// A toast at the bottom of the window (also logged on standard error, for the journal).
     func toast(_ text: String) {
+        let line = "pinhole-camera: \(text)\n"
+        _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
         let toast = adw_toast_new(text)
         adw_toast_set_timeout(toast, 5)
         adw_toast_overlay_add_toast(cast(toasts), toast)

@@ -23,10 +23,12 @@ final class ConfirmPhoto {
         let cancel = gtk_button_new_with_mnemonic(L("_Cancel"))!
         addClass(cancel, "pill")
         gtk_actionable_set_action_name(cast(cancel), "app.discard-photo")
+        pinhole_set_accessible_label(cancel, L("Cancel"))
         let save = gtk_button_new_with_mnemonic(L("_Save Picture"))!
         addClass(save, "pill")
         addClass(save, "suggested-action")
         gtk_actionable_set_action_name(cast(save), "app.save-photo")
+        pinhole_set_accessible_label(save, L("Save Picture"))
         gtk_box_append(cast(buttons), cancel)
         gtk_box_append(cast(buttons), save)
         gtk_box_append(cast(widget), picture)

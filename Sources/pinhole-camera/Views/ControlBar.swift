@@ -1,3 +1,4 @@
+import Foundation
 import CameraModel
 import CGtk
 
@@ -61,8 +62,15 @@ final class ControlBar {
         gtk_center_box_set_end_widget(cast(widget), right)
     }
 
-    /// Shows the model's state.
+    private var shown: [String] = []
+
+    /// Shows the model's state (only what changed is touched, as in `HeaderControls`).
     func update(_ model: CameraModel) {
+        updateElapsed(model)
+        let state = [model.mode.rawValue, String(model.isRecording), String(model.isRecordingPaused), String(model.isCapturing), String(model.countdownRemaining ?? -1),
+                     String(model.canSwitchCamera), model.newestItem ?? "", model.newestThumbnail ?? ""]
+        guard state != shown else { return }
+        shown = state
         let recording = model.isRecording
         gtk_widget_set_visible(switchCamera, model.canSwitchCamera && !recording ? 1 : 0)
         gtk_widget_set_visible(pause, recording ? 1 : 0)
@@ -73,11 +81,11 @@ final class ControlBar {
             label(shutter, recording ? L("Stop Recording") : L("Start Recording"))
         } else {
             gtk_widget_remove_css_class(shutter, "video")
-            label(shutter, L("Take Photo"))
+            // The self-timer's count is read out with the shutter (GTK 4.8 has no announcements).
+            label(shutter, model.countdownRemaining.map { L("Photo in %@ s").replacingFirst("%@", String($0)) } ?? L("Take Photo"))
         }
         if recording { addClass(shutter, "recording") } else { gtk_widget_remove_css_class(shutter, "recording") }
         gtk_widget_set_sensitive(shutter, model.isCapturing ? 0 : 1)
-        updateElapsed(model)
         gtk_widget_set_visible(thumbnail, model.newestItem == nil ? 0 : 1)
         if model.newestThumbnail != shownThumbnail {
             shownThumbnail = model.newestThumbnail

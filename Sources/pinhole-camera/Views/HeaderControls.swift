@@ -60,8 +60,14 @@ final class HeaderControls {
         return button
     }
 
-    /// Shows the model's state.
+    private var shown: [String] = []
+
+    /// Shows the model's state (widgets are touched only when what they show changes: rebuilding
+    /// them would also renew their accessible objects under a screen reader's feet).
     func update(_ model: CameraModel) {
+        let state = [model.mode.rawValue, model.flash.rawValue, String(model.countdown), String(model.showsGrid), String(model.isRecording)]
+        guard state != shown else { return }
+        shown = state
         gtk_toggle_button_set_active(cast(photoMode), model.mode == .photo ? 1 : 0)
         gtk_toggle_button_set_active(cast(videoMode), model.mode == .video ? 1 : 0)
         let flashIcon = ["off": "flash-off-symbolic", "on": "flash-symbolic", "auto": "flash-auto-symbolic"][model.flash.rawValue]!

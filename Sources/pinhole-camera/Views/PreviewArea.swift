@@ -92,13 +92,16 @@ final class PreviewArea {
     /// Drops the picture (the camera was let go or failed).
     func clear() { gtk_picture_set_paintable(cast(picture), nil) }
 
+    private var shownCountdown: Int?
+
     /// Shows the model's overlays.
     func update(_ model: CameraModel) {
         gtk_widget_set_visible(grid, model.showsGrid ? 1 : 0)
         gtk_widget_set_visible(dim, model.isDisconnected ? 1 : 0)
+        guard model.countdownRemaining != shownCountdown else { return }
+        shownCountdown = model.countdownRemaining
         if let left = model.countdownRemaining {
             gtk_label_set_text(cast(countdownLabel), "\(left)")
-            pinhole_set_accessible_label(countdownLabel, L("Photo in") + " \(left)")
             gtk_widget_set_visible(countdownLabel, 1)
         } else {
             gtk_widget_set_visible(countdownLabel, 0)

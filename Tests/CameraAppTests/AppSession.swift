@@ -1,0 +1,194 @@
+import Foundation
+import Glibc
+import Media
+import Testing
+import TestSupport
+
+/// Every suite that runs the app: one test at a time (each runs its own app and display, and two
+/// at once would only compete for the 2 cores).
+@Suite("The camera app, headless", .serialized)
+struct AppSuites {}
+
+/// The camera app running as a person meets it, headless: its own Xvfb display and D-Bus session
+/// bus, a library in a temporary folder, the cairo renderer, and a FIFO through which the test
+/// drives the app's test cameras (unplug, busy, fatal error). Everything stops when the value dies.
+final class AppSession: @unchecked Sendable {
+    let folder: TemporaryDirectory
+    let display: String
+    let busAddress: String
+    let control: String
+    private let xvfb: BackgroundProcess
+    private let bus: BackgroundProcess
+    private(set) var app: BackgroundProcess?
+    private var controlWriter: Int32 = -1
+    /// The environment the app runs with (tests add to it before `launch`).
+    var environment: [String: String]
+
+    /// The library's photos and videos folders.
+    var photos: String { folder.path("library/Photos") }
+    var videos: String { folder.path("library/Videos") }
+
+    init(testCameras: Bool = true, extra: [String: String] = [:]) throws {
+        folder = try TemporaryDirectory()
+        xvfb = try BackgroundProcess(["/usr/bin/Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+        try #require(xvfb.waitForOutput(containing: "\n", seconds: 20), "Xvfb did not start: \(xvfb.errors)")
+        display = ":" + xvfb.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        bus = try BackgroundProcess(["/usr/bin/dbus-daemon", "--session", "--nofork", "--print-address=1"], environment: ["DISPLAY": display])
+        try #require(bus.waitForOutput(containing: "\n", seconds: 20), "dbus-daemon did not start: \(bus.errors)")
+        busAddress = bus.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        control = folder.path("control")
+        try #require(mkfifo(control, 0o600) == 0)
+        environment = ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": busAddress, "GSK_RENDERER": "cairo", "GDK_BACKEND": "x11",
+                       "GSETTINGS_BACKEND": "memory", "PINHOLE_LIBRARY": folder.path("library"), "PINHOLE_TEST_CONTROL": control,
+                       "XDG_RUNTIME_DIR": folder.path("runtime"), "XDG_CONFIG_HOME": folder.path("config"), "XDG_CACHE_HOME": folder.path("cache"),
+                       "XDG_DATA_HOME": folder.path("data"), "PULSE_SERVER": "unix:" + folder.path("no-pulse"), "WAYLAND_DISPLAY": ""]
+        if testCameras { environment["PINHOLE_TEST_CAMERA"] = "1" }
+        environment.merge(extra) { $1 }
+        mkdir(folder.path("runtime"), 0o700)
+    }
+
+    deinit {
+        if controlWriter >= 0 { close(controlWriter) }
+        app?.stop()
+    }
+
+    /// Starts the app and waits for its window.
+    func launch(arguments: [String] = []) throws {
+        app = try BackgroundProcess([builtProduct("pinhole-camera")] + arguments, environment: environment)
+        try #require(waitFor(seconds: 30) { self.windowID() != nil }, "no window appeared: \(app?.errors ?? "")")
+        // Open the control FIFO for writing (the app's reader has it open by now).
+        controlWriter = open(control, O_WRONLY | O_NONBLOCK)
+    }
+
+    /// The app's window, as xdotool finds it by title.
+    func windowID(title: String = "^Camera$") -> String? {
+        let result = try? runTool("xdotool", ["search", "--onlyvisible", "--name", title], environment: ["DISPLAY": display])
+        return result?.stdout.split(separator: "\n").first.map(String.init)
+    }
+
+    /// Presses a key in the window (xdotool, real X input).
+    func key(_ name: String) throws {
+        let window = try #require(windowID())
+        _ = try runTool("xdotool", ["windowactivate", "--sync", window], environment: ["DISPLAY": display])
+        let result = try runTool("xdotool", ["key", "--window", window, name], environment: ["DISPLAY": display])
+        #expect(result.status == 0, "\(result.stderr)")
+        usleep(500_000)  // xdotool input closer than ~250 ms to the previous one is lost
+    }
+
+    /// Clicks at window coordinates.
+    func click(x: Int, y: Int) throws {
+        let window = try #require(windowID())
+        let result = try runTool("xdotool", ["mousemove", "--window", window, String(x), String(y), "click", "1"], environment: ["DISPLAY": display])
+        #expect(result.status == 0, "\(result.stderr)")
+        usleep(500_000)
+    }
+
+    /// Drives the app's test cameras ("front unplugged on", "reset", …).
+    func send(_ command: String) {
+        let line = command + "\n"
+        _ = line.withCString { write(controlWriter, $0, strlen($0)) }
+    }
+
+    /// Runs a GAction over D-Bus, as `gapplication action` does.
+    func action(_ name: String, _ parameter: String? = nil) throws {
+        var arguments = ["action", "io.github.pinhole.Camera", name]
+        if let parameter { arguments.append("'\(parameter)'") }
+        let result = try runTool("gapplication", arguments, environment: ["DBUS_SESSION_BUS_ADDRESS": busAddress, "DISPLAY": display])
+        #expect(result.status == 0, "gapplication \(arguments): \(result.stderr)")
+    }
+
+    /// A screenshot of the whole screen (ImageMagick's `import`), decoded to BGRA.
+    func screenshot() throws -> PixelBuffer {
+        let path = folder.path("shot-\(UUID().uuidString).png")
+        let result = try runTool("import", ["-window", "root", path], environment: ["DISPLAY": display])
+        try #require(result.status == 0, "import: \(result.stderr)")
+        defer { unlink(path) }
+        return try PNGCodec.decode(try folder.read(URL(fileURLWithPath: path)))
+    }
+
+    /// Saves a screenshot for people to look at (the README's picture, failures).
+    func saveScreenshot(to path: String) throws {
+        let result = try runTool("import", ["-window", "root", "-crop", "960x720+0+0", "+repage", path], environment: ["DISPLAY": display])
+        #expect(result.status == 0, "import: \(result.stderr)")
+    }
+
+    /// Files in the library's photos (or videos) folder.
+    func files(in folderPath: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folderPath)) ?? []).filter { !$0.hasPrefix(".") }.sorted().map { folderPath + "/" + $0 }
+    }
+
+    /// Runs a Python script against the app's accessibility tree (pyatspi, the system Python),
+    /// with helpers `app()`, `find(name, role)` and `names()` that give up after 20 s.
+    func accessibility(_ script: String) throws -> ToolResult {
+        try runTool("/usr/bin/python3", ["-c", AppSession.atspiPrelude + script],
+                    environment: ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": busAddress])
+    }
+
+    static let atspiPrelude = """
+    import sys, time, pyatspi
+    deadline = time.time() + 20
+    def app():
+        while time.time() < deadline:
+            for a in pyatspi.Registry.getDesktop(0):
+                if a is not None and a.name == 'pinhole-camera':
+                    return a
+            time.sleep(0.2)
+        sys.exit('the app is not on the accessibility bus')
+    def walk(node):
+        # The tree changes while it is read (labels shown and hidden): skip what vanished.
+        try:
+            children = [node.getChildAtIndex(i) for i in range(node.childCount)]
+        except Exception:
+            return
+        for child in children:
+            if child is None:
+                continue
+            yield child
+            yield from walk(child)
+    def matches(node, name, role):
+        try:
+            return node.name == name and (role is None or node.getRole() == role)
+        except Exception:
+            return False
+    def find(name, role=None):
+        while time.time() < deadline:
+            for node in walk(app()):
+                if matches(node, name, role):
+                    return node
+            time.sleep(0.2)
+        sys.exit('no accessible named ' + name + '; there are: ' + ', '.join(n for n in names() if n))
+    def names():
+        result = []
+        for node in walk(app()):
+            try:
+                result.append(node.name)
+            except Exception:
+                pass
+        return result
+
+    """
+}
+
+/// Waits until `condition` holds (true) or `seconds` pass (false), polling every 100 ms.
+func waitFor(seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        usleep(100_000)
+    }
+    return try condition()
+}
+
+extension PixelBuffer {
+    /// The mean colour of a square of `side` pixels centred at (x, y).
+    func mean(x: Int, y: Int, side: Int = 8) -> (r: Int, g: Int, b: Int) {
+        var r = 0, g = 0, b = 0, n = 0
+        for yy in max(0, y - side / 2)..<min(height, y + side / 2) {
+            for xx in max(0, x - side / 2)..<min(width, x + side / 2) {
+                let p = bgraPixel(x: xx, y: yy)
+                r += Int(p.r); g += Int(p.g); b += Int(p.b); n += 1
+            }
+        }
+        return n == 0 ? (0, 0, 0) : (r / n, g / n, b / n)
+    }
+}

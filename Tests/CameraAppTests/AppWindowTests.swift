@@ -1,0 +1,209 @@
+import Foundation
+import Glibc
+import Media
+import Testing
+import TestSupport
+
+/// The app under Xvfb, driven with real X input (xdotool), D-Bus actions and the accessibility
+/// tree, checked by its pixels and by the files it writes (read back by exiftool and ffprobe).
+extension AppSuites {
+@Suite("The camera app, headless")
+struct AppWindowTests {
+    /// The colour bars left to right as the test camera draws them (75 %: white, yellow, cyan,
+    /// green, magenta, red, blue, black).
+    static let bars: [(Int, Int, Int)] = [(191, 191, 191), (191, 191, 0), (0, 191, 191), (0, 191, 0),
+                                          (191, 0, 191), (191, 0, 0), (0, 0, 191), (0, 0, 0)]
+
+    /// The bar colours seen across the preview: the 960×720 window at (0, 0) has a 5-pixel
+    /// shadow, and a 16:9 picture fills its width, so the bars' centres are at known columns.
+    static func previewBars(_ shot: PixelBuffer) -> [(r: Int, g: Int, b: Int)] {
+        (0..<8).map { i in shot.mean(x: 5 + 950 * (2 * i + 1) / 16, y: 300) }
+    }
+
+    /// Whether `seen` matches the bars in order (or mirrored), each channel within 24 levels.
+    static func matches(_ seen: [(r: Int, g: Int, b: Int)], mirrored: Bool) -> Bool {
+        let wanted = mirrored ? bars.reversed() : bars
+        return zip(seen, wanted).allSatisfy { abs($0.r - $1.0) <= 24 && abs($0.g - $1.1) <= 24 && abs($0.b - $1.2) <= 24 }
+    }
+
+    /// Waits for the preview to show the test camera's bars.
+    static func waitForPreview(_ session: AppSession, mirrored: Bool) throws -> Bool {
+        try waitFor(seconds: 30) { matches(previewBars(try session.screenshot()), mirrored: mirrored) }
+    }
+
+    @Test("the window shows the live front camera mirrored; Space saves an unmirrored photo at the largest size into the library")
+    func previewAndPhoto() throws {
+        let session = try AppSession()
+        try session.launch()
+        #expect(try Self.waitForPreview(session, mirrored: true), session.describePreview())
+        // Live: the moving square's band changes between two screenshots.
+        let first = try session.screenshot()
+        usleep(600_000)
+        let second = try session.screenshot()
+        let band = (0..<40).map { 20 + $0 * 23 }
+        let changed = band.filter { x in
+            let a = first.mean(x: x, y: 560, side: 4), b = second.mean(x: x, y: 560, side: 4)
+            return abs(a.r - b.r) + abs(a.g - b.g) + abs(a.b - b.b) > 60
+        }
+        #expect(!changed.isEmpty, "the preview did not move")
+        try session.saveScreenshot(to: session.folder.path("window.png"))
+        if let target = ProcessInfo.processInfo.environment["PINHOLE_SCREENSHOT"] {
+            _ = try? FileManager.default.removeItem(atPath: target)
+            try FileManager.default.copyItem(atPath: session.folder.path("window.png"), toPath: target)
+        }
+
+        try session.key("space")
+        #expect(waitFor(seconds: 30) { session.files(in: session.photos).count == 1 }, "no photo in \(session.photos)")
+        let photo = try #require(session.files(in: session.photos).first)
+        #expect(photo.hasSuffix(".jpg"))
+        let tags = try ExifTool.locate().tags(URL(fileURLWithPath: photo))
+        #expect(jsonNumber(tags["File:ImageWidth"]) == 3840 && jsonNumber(tags["File:ImageHeight"]) == 2160, "\(tags["File:ImageWidth"] ?? "")")
+        #expect(jsonText(tags["EXIF:Make"]) != nil)
+        let pixels = try JPEGDecoder().decode(try session.folder.read(URL(fileURLWithPath: photo)), scale: .eighth)
+        let seen = (0..<8).map { i in pixels.mean(x: pixels.width * (2 * i + 1) / 16, y: pixels.height / 3) }
+        #expect(Self.matches(seen, mirrored: false), "saved photo bars: \(seen)")
+        // The newest item's thumbnail button appears.
+        let found = try session.accessibility("print(find('Open Newest Item').name)")
+        #expect(found.status == 0, "\(found.stderr)")
+    }
+
+    @Test("switching camera (C) shows the back camera: not mirrored, its square blue")
+    func switchCamera() throws {
+        let session = try AppSession()
+        try session.launch()
+        #expect(try Self.waitForPreview(session, mirrored: true))
+        try session.key("c")
+        #expect(try Self.waitForPreview(session, mirrored: false), session.describePreview())
+        // The square: blue on the back camera, somewhere along its band.
+        let shot = try session.screenshot()
+        let blue = (0..<95).map { shot.mean(x: 10 + $0 * 10, y: 560, side: 6) }.contains { $0.b > 180 && $0.r < 80 && $0.g < 150 && $0.g > 60 }
+        #expect(blue, "no blue square in the back camera's picture")
+    }
+
+    @Test("a mono filter turns the preview and the saved photo grey")
+    func monoFilter() throws {
+        let session = try AppSession()
+        try session.launch()
+        #expect(try Self.waitForPreview(session, mirrored: true))
+        try session.action("filter", "mono")
+        let grey = try waitFor(seconds: 20) {
+            let seen = Self.previewBars(try session.screenshot())
+            return seen.allSatisfy { abs($0.r - $0.g) <= 3 && abs($0.g - $0.b) <= 3 } && Set(seen.map { $0.g / 16 }).count >= 4
+        }
+        #expect(grey, session.describePreview())
+        try session.key("space")
+        #expect(waitFor(seconds: 30) { session.files(in: session.photos).count == 1 })
+        let photo = try #require(session.files(in: session.photos).first)
+        let pixels = try JPEGDecoder().decode(try session.folder.read(URL(fileURLWithPath: photo)), scale: .eighth)
+        for i in 0..<8 {
+            let p = pixels.mean(x: pixels.width * (2 * i + 1) / 16, y: pixels.height / 3)
+            #expect(abs(p.r - p.g) <= 4 && abs(p.g - p.b) <= 4, "bar \(i) of the saved photo: \(p)")
+        }
+    }
+
+    @Test("flash on with the front camera: the window turns white while the photo is taken")
+    func screenFlash() throws {
+        let session = try AppSession()
+        try session.launch()
+        #expect(try Self.waitForPreview(session, mirrored: true))
+        try session.action("flash", "on")
+        usleep(300_000)
+        // Screenshots in the background from before the shutter until the photo is saved.
+        let white = LockedFlag()
+        let done = LockedFlag()
+        let watcher = Thread {
+            while !done.value {
+                if let shot = try? session.screenshot() {
+                    let points = [(200, 200), (480, 300), (760, 500), (480, 600)].map { shot.mean(x: $0.0, y: $0.1) }
+                    if points.allSatisfy({ $0.r > 245 && $0.g > 245 && $0.b > 245 }) { white.value = true }
+                }
+            }
+        }
+        watcher.start()
+        try session.key("space")
+        #expect(waitFor(seconds: 30) { session.files(in: session.photos).count == 1 })
+        usleep(300_000)
+        done.value = true
+        #expect(white.value, "no white frame was seen while the photo was taken")
+        #expect(try Self.waitForPreview(session, mirrored: true), "the preview came back after the flash")
+    }
+
+    @Test("the self-timer delays the photo, and Escape cancels it")
+    func countdown() throws {
+        let session = try AppSession()
+        try session.launch()
+        #expect(try Self.waitForPreview(session, mirrored: true))
+        try session.action("timer", "3")
+        try session.key("space")
+        let start = Date()
+        // The countdown is on screen (and in the accessibility tree) and no photo exists yet.
+        let shown = try session.accessibility("print(find('Photo in 3 s', pyatspi.ROLE_PUSH_BUTTON).name)")
+        #expect(shown.status == 0, "\(shown.stderr); the app said: \(session.app?.errors ?? "")")
+        #expect(session.files(in: session.photos).isEmpty || Date().timeIntervalSince(start) >= 3)
+        #expect(waitFor(seconds: 30) { session.files(in: session.photos).count == 1 })
+        #expect(Date().timeIntervalSince(start) >= 2.9, "the photo came before the 3 s timer ran out")
+        // Escape cancels the next countdown: no second photo.
+        try session.key("space")
+        try session.key("Escape")
+        usleep(4_500_000)
+        #expect(session.files(in: session.photos).count == 1)
+    }
+
+    @Test("the shutter is found by its accessible name and pressed through AT-SPI")
+    func accessibleShutter() throws {
+        let session = try AppSession()
+        try session.launch()
+        #expect(try Self.waitForPreview(session, mirrored: true))
+        let pressed = try session.accessibility("find('Take Photo', pyatspi.ROLE_PUSH_BUTTON).queryAction().doAction(0); print('ok')")
+        #expect(pressed.status == 0, "\(pressed.stderr)")
+        #expect(waitFor(seconds: 30) { session.files(in: session.photos).count == 1 })
+    }
+
+    @Test("video mode records with Space; ffprobe reads the movie's length and its sound")
+    func recordVideo() throws {
+        let sound = try PrivateSoundServer()
+        let session = try AppSession(extra: ["PULSE_SERVER": sound.address])
+        try session.launch()
+        #expect(try Self.waitForPreview(session, mirrored: true))
+        try session.key("v")
+        let started = Date()
+        try session.key("space")
+        // The recording state is in the accessibility tree ("Stop Recording").
+        let recording = try session.accessibility("print(find('Stop Recording', pyatspi.ROLE_PUSH_BUTTON).name)")
+        #expect(recording.status == 0, "\(recording.stderr)")
+        usleep(UInt32(max(0, 3 - Date().timeIntervalSince(started)) * 1_000_000))
+        try session.key("space")
+        let held = Date().timeIntervalSince(started)
+        // Finished: the shutter says "Start Recording" again (the file is written while recording,
+        // so its presence proves nothing).
+        let stopped = try session.accessibility("print(find('Start Recording', pyatspi.ROLE_PUSH_BUTTON).name)")
+        #expect(stopped.status == 0, "\(stopped.stderr)")
+        let movie = try #require(session.files(in: session.videos).first { $0.hasSuffix(".mp4") })
+        // The library indexes it (the file is complete: a regular MP4 with a video and a sound track).
+        #expect(try decodesCleanly(movie))
+        let format = try ffprobe(movie, select: nil, "format=duration")
+        let duration = Double(format["duration"] ?? "") ?? 0
+        let streams = try runTool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,start_time,duration,nb_frames", "-of", "compact", movie])
+        #expect(duration > 2 && duration < held + 1.5, "duration \(duration) s for about \(held) s held: \(streams.stdout)")
+        let audio = try ffprobe(movie, select: "a:0", "stream=codec_name")
+        #expect(audio["codec_name"] == "aac", "\(audio); the app said: \(session.app?.errors ?? "")")
+    }
+}
+}
+
+/// A boolean shared with a background thread.
+final class LockedFlag: @unchecked Sendable {
+    private var stored = false
+    private let lock = NSLock()
+    var value: Bool {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
+extension AppSession {
+    /// The preview's bar colours now, for a failure message.
+    func describePreview() -> Comment {
+        (try? screenshot()).map { "preview bars: \(AppSuites.AppWindowTests.previewBars($0))" } ?? "no screenshot"
+    }
+}
