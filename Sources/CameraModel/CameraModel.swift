@@ -428,7 +428,7 @@ public final class CameraModel {
                 await save(photo: data)
             }
         case let .failure(error):
-            onToast(L("The photo could not be taken: ") + CameraWords.reason(error))
+            onToast(CameraWords.translate("The photo could not be taken: %@", CameraWords.reason(error)))
         }
     }
 
@@ -467,7 +467,7 @@ public final class CameraModel {
             newestThumbnail = try? await library.thumbnail(for: asset.id, size: .normal)
             changed()
         } catch {
-            onToast(L("The photo was not saved: ") + CameraWords.reason(error))
+            onToast(CameraWords.translate("The photo was not saved: %@", CameraWords.reason(error)))
         }
     }
 
@@ -521,7 +521,7 @@ public final class CameraModel {
             isRecording = false
             recordingPhase = .idle
             changed()
-            onToast(L("The video could not be started: ") + CameraWords.reason(failure))
+            onToast(CameraWords.translate("The video could not be started: %@", CameraWords.reason(failure)))
             return
         }
         sound = started.0
@@ -551,7 +551,7 @@ public final class CameraModel {
         onInhibitSuspend(false)
         changed()
         if let error = movies.lastError, !(error.isLimit) {
-            onToast(L("The video stopped early: ") + CameraWords.reason(error))
+            onToast(CameraWords.translate("The video stopped early: %@", CameraWords.reason(error)))
         }
         guard let summary, summary.frameCount > 0, let library = await openLibrary() else { return }
         do {
@@ -564,7 +564,7 @@ public final class CameraModel {
             }
             changed()
         } catch {
-            onToast(L("The video was not added to the library: ") + CameraWords.reason(error))
+            onToast(CameraWords.translate("The video was not added to the library: %@", CameraWords.reason(error)))
         }
     }
 
@@ -605,7 +605,7 @@ public final class CameraModel {
             }
             return library
         case let .failure(error):
-            if libraryError == nil { onToast(L("The photo library cannot be opened: ") + CameraWords.reason(error)) }
+            if libraryError == nil { onToast(CameraWords.translate("The photo library cannot be opened: %@", CameraWords.reason(error))) }
             libraryError = error
             return nil
         }

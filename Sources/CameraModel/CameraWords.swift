@@ -30,8 +30,8 @@ public enum CameraWords {
     /// One line for a library failure (saving, or opening the library).
     public static func reason(_ error: LibraryError) -> String { "\(error)" }
 
-    /// Fills %@ placeholders of a translated format in order.
-    static func translate(_ format: String, _ arguments: String...) -> String {
+    /// The translation of `format` with its %@ placeholders filled in order.
+    public static func translate(_ format: String, _ arguments: String...) -> String {
         var result = Localization.text(format)
         for argument in arguments {
             guard let range = result.range(of: "%@") else { break }

@@ -35,6 +35,10 @@ final class CameraApplication {
 
     private func startup() {
         Style.install()
+        if let icons = Installation.sourceTreeIcons, let display = gdk_display_get_default() {
+            gtk_icon_theme_add_search_path(gtk_icon_theme_get_for_display(display), icons)
+        }
+        gtk_window_set_default_icon_name(CameraApplication.id)
         let settings = SettingsStore()
         self.settings = settings
         let environment = ProcessEnvironment()

@@ -15,4 +15,15 @@ enum Installation {
 
     /// PREFIX/share/locale.
     static var localeFolder: String { prefix + "/share/locale" }
+
+    /// The source tree's icons when the app runs from a build (…/.build/CONFIG/pinhole-camera),
+    /// not installed: nil when installed (the icons are then in the hicolor theme).
+    static var sourceTreeIcons: String? {
+        var folder = prefix
+        for _ in 0..<3 {
+            if access(folder + "/Package.swift", F_OK) == 0, access(folder + "/data/icons", F_OK) == 0 { return folder + "/data/icons" }
+            folder = String(folder[..<(folder.lastIndex(of: "/") ?? folder.startIndex)])
+        }
+        return nil
+    }
 }

@@ -128,12 +128,17 @@ final class AppSession: @unchecked Sendable {
     import sys, time, pyatspi
     deadline = time.time() + 20
     def app():
+        seen = []
         while time.time() < deadline:
-            for a in pyatspi.Registry.getDesktop(0):
-                if a is not None and a.name == 'pinhole-camera':
-                    return a
+            try:
+                seen = [a.name for a in pyatspi.Registry.getDesktop(0) if a is not None]
+                for a in pyatspi.Registry.getDesktop(0):
+                    if a is not None and a.name == 'pinhole-camera':
+                        return a
+            except Exception as error:
+                seen = [str(error)]
             time.sleep(0.2)
-        sys.exit('the app is not on the accessibility bus')
+        sys.exit('the app is not on the accessibility bus (it has: %s)' % seen)
     def walk(node):
         # The tree changes while it is read (labels shown and hidden): skip what vanished.
         try:

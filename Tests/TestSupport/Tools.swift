@@ -97,10 +97,22 @@ func startProcess(_ argv: [String], environment: [String: String], stdout: Strin
     let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
     let cEnvironment: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
     defer { cArguments.forEach { free($0) }; cEnvironment.forEach { free($0) } }
+    // The child starts as from a shell: no signal blocked, every signal's default action (the
+    // test runner's threads block signals, which children would otherwise inherit; GLib programs
+    // such as the accessibility bus launcher then never hear of their own children).
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var noSignals = sigset_t(), allSignals = sigset_t()
+    sigemptyset(&noSignals)
+    sigfillset(&allSignals)
+    posix_spawnattr_setsigmask(&attributes, &noSignals)
+    posix_spawnattr_setsigdefault(&attributes, &allSignals)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     var pid: pid_t = 0
     let result = cArguments.withUnsafeBufferPointer { args in
         cEnvironment.withUnsafeBufferPointer { env in
-            posix_spawn(&pid, argv[0], &actions, nil, UnsafeMutablePointer(mutating: args.baseAddress!), UnsafeMutablePointer(mutating: env.baseAddress!))
+            posix_spawn(&pid, argv[0], &actions, &attributes, UnsafeMutablePointer(mutating: args.baseAddress!), UnsafeMutablePointer(mutating: env.baseAddress!))
         }
     }
     guard result == 0 else {

@@ -25,10 +25,12 @@ final class ControlBar {
 
         thumbnail = gtk_button_new()
         thumbnailImage = gtk_image_new_from_icon_name("image-x-generic-symbolic")
-        gtk_image_set_pixel_size(cast(thumbnailImage), 48)
+        gtk_image_set_pixel_size(cast(thumbnailImage), 56)
         gtk_button_set_child(cast(thumbnail), thumbnailImage)
         addClass(thumbnail, "circular")
         addClass(thumbnail, "thumbnail-button")
+        gtk_widget_set_overflow(thumbnail, GTK_OVERFLOW_HIDDEN)
+        gtk_widget_set_valign(thumbnail, GTK_ALIGN_CENTER)
         label(thumbnail, L("Open Newest Item"))
         gtk_actionable_set_action_name(cast(thumbnail), "app.open-newest")
 
@@ -47,11 +49,15 @@ final class ControlBar {
         pause = gtk_button_new_from_icon_name("media-playback-pause-symbolic")
         addClass(pause, "circular")
         addClass(pause, "osd")
+        addClass(pause, "round-control")
+        gtk_widget_set_valign(pause, GTK_ALIGN_CENTER)
         label(pause, L("Pause Recording"))
         gtk_actionable_set_action_name(cast(pause), "app.pause")
         switchCamera = gtk_button_new_from_icon_name("camera-switch-symbolic")
         addClass(switchCamera, "circular")
         addClass(switchCamera, "osd")
+        addClass(switchCamera, "round-control")
+        gtk_widget_set_valign(switchCamera, GTK_ALIGN_CENTER)
         label(switchCamera, L("Switch Camera"))
         gtk_actionable_set_action_name(cast(switchCamera), "app.switch-camera")
         gtk_box_append(cast(right), pause)
@@ -82,7 +88,7 @@ final class ControlBar {
         } else {
             gtk_widget_remove_css_class(shutter, "video")
             // The self-timer's count is read out with the shutter (GTK 4.8 has no announcements).
-            label(shutter, model.countdownRemaining.map { L("Photo in %@ s").replacingFirst("%@", String($0)) } ?? L("Take Photo"))
+            label(shutter, model.countdownRemaining.map { CameraWords.translate("Photo in %@ s", String($0)) } ?? L("Take Photo"))
         }
         if recording { addClass(shutter, "recording") } else { gtk_widget_remove_css_class(shutter, "recording") }
         gtk_widget_set_sensitive(shutter, model.isCapturing ? 0 : 1)

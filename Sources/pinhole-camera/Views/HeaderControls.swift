@@ -27,15 +27,15 @@ final class HeaderControls {
         gtk_box_append(cast(modes), videoMode)
         adw_header_bar_set_title_widget(cast(widget), modes)
 
-        flashButton = HeaderControls.menuButton(icon: "flash-off-symbolic", name: L("Flash"),
+        flashButton = HeaderControls.menuButton(icon: "pinhole-flash-off-symbolic", name: L("Flash"),
                                                 items: [(L("Flash Off"), "app.flash::off"), (L("Flash On"), "app.flash::on"), (L("Flash Auto"), "app.flash::auto")])
-        timerButton = HeaderControls.menuButton(icon: "timer-symbolic", name: L("Self-Timer"),
+        timerButton = HeaderControls.menuButton(icon: "pinhole-timer-symbolic", name: L("Self-Timer"),
                                                 items: [(L("Timer Off"), "app.timer::0"), (L("3 Seconds"), "app.timer::3"), (L("5 Seconds"), "app.timer::5"), (L("10 Seconds"), "app.timer::10")])
         gridButton = gtk_toggle_button_new()
         gtk_button_set_icon_name(cast(gridButton), "view-grid-symbolic")
         label(gridButton, L("Grid"))
         gtk_actionable_set_action_name(cast(gridButton), "app.toggle-grid")
-        filterButton = HeaderControls.menuButton(icon: "applications-graphics-symbolic", name: L("Filter"),
+        filterButton = HeaderControls.menuButton(icon: "pinhole-filter-symbolic", name: L("Filter"),
                                                  items: [(L("No Filter"), "app.filter::none"), (L("Mono"), "app.filter::mono"), (L("Noir"), "app.filter::noir"),
                                                          (L("Sepia"), "app.filter::sepia"), (L("Invert"), "app.filter::invert")])
         adw_header_bar_pack_start(cast(widget), flashButton)
@@ -70,10 +70,10 @@ final class HeaderControls {
         shown = state
         gtk_toggle_button_set_active(cast(photoMode), model.mode == .photo ? 1 : 0)
         gtk_toggle_button_set_active(cast(videoMode), model.mode == .video ? 1 : 0)
-        let flashIcon = ["off": "flash-off-symbolic", "on": "flash-symbolic", "auto": "flash-auto-symbolic"][model.flash.rawValue]!
+        let flashIcon = "pinhole-flash-\(model.flash.rawValue)-symbolic"
         gtk_menu_button_set_icon_name(cast(flashButton), flashIcon)
-        label(flashButton, L("Flash") + ": " + [FlashSetting.off: L("Off"), .on: L("On"), .auto: L("Auto")][model.flash]!)
-        label(timerButton, model.countdown == 0 ? L("Self-Timer: Off") : L("Self-Timer") + ": \(model.countdown) s")
+        label(flashButton, [FlashSetting.off: L("Flash: Off"), .on: L("Flash: On"), .auto: L("Flash: Auto")][model.flash]!)
+        label(timerButton, model.countdown == 0 ? L("Self-Timer: Off") : CameraWords.translate("Self-Timer: %@ s", String(model.countdown)))
         gtk_toggle_button_set_active(cast(gridButton), model.showsGrid ? 1 : 0)
         gtk_widget_set_sensitive(photoMode, model.isRecording ? 0 : 1)
         gtk_widget_set_sensitive(videoMode, model.isRecording ? 0 : 1)

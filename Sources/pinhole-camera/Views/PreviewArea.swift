@@ -32,6 +32,7 @@ final class PreviewArea {
 
         grid = gtk_drawing_area_new()
         gtk_widget_set_can_target(grid, 0)
+        gtk_widget_set_visible(grid, 0)
         gtk_drawing_area_set_draw_func(cast(grid), { _, cr, width, height, _ in
             guard let cr else { return }
             cairo_set_source_rgba(cr, 1, 1, 1, 0.45)
@@ -48,11 +49,17 @@ final class PreviewArea {
         dim = gtk_label_new(L("Camera disconnected — plug it back in"))
         addClass(dim, "dimmed-preview")
         gtk_widget_set_can_target(dim, 0)
+        gtk_widget_set_visible(dim, 0)
         gtk_overlay_add_overlay(cast(widget), dim)
 
         countdownLabel = gtk_label_new("")
         addClass(countdownLabel, "countdown")
+        // Centred and only as large as the number: a blurred shadow or a full-window overlay
+        // would cost the software renderer a whole-window redraw per preview frame.
+        gtk_widget_set_halign(countdownLabel, GTK_ALIGN_CENTER)
+        gtk_widget_set_valign(countdownLabel, GTK_ALIGN_CENTER)
         gtk_widget_set_can_target(countdownLabel, 0)
+        gtk_widget_set_visible(countdownLabel, 0)
         gtk_overlay_add_overlay(cast(widget), countdownLabel)
 
         flash = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)

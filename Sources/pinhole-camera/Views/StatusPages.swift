@@ -1,4 +1,3 @@
-import Foundation
 import CameraModel
 import CGtk
 
@@ -38,11 +37,11 @@ final class StatusPages {
             first = (L("Use Test Camera"), "app.use-test-camera")
         case let .accessDenied(advice):
             icon = "action-unavailable-symbolic"; title = L("Camera Access Denied")
-            body = L("You may not use the camera.") + " " + advice
+            body = CameraWords.translate("You may not use the camera. %@", advice)
             first = (L("Retry"), "app.retry")
         case let .busy(program):
             title = L("The Camera Is in Use by Another App")
-            body = (program.map { L("It is used by “%@”. Close it, or stop its camera; Pinhole tries again by itself.").replacingFirst("%@", $0) }
+            body = (program.map { CameraWords.translate("It is used by “%@”. Close it, or stop its camera; Pinhole tries again by itself.", $0) }
                     ?? L("Close the other app, or stop its camera; Pinhole tries again by itself."))
             first = (L("Retry"), "app.retry")
         case let .failed(reason):
@@ -65,15 +64,5 @@ final class StatusPages {
                 gtk_actionable_set_action_name(cast(button), choice.1)
             }
         }
-    }
-}
-
-extension String {
-    /// The string with its first `placeholder` replaced.
-    func replacingFirst(_ placeholder: String, _ value: String) -> String {
-        guard let range = range(of: placeholder) else { return self }
-        var copy = self
-        copy.replaceSubrange(range, with: value)
-        return copy
     }
 }

@@ -9,11 +9,13 @@ enum Style {
     .shutter.video { background: #e01b24; }
     .shutter.recording { background: #e01b24; border-radius: 30%; }
     .control-bar { padding: 18px; background: linear-gradient(to top, alpha(black, 0.45), transparent); }
-    .thumbnail-button { min-width: 56px; min-height: 56px; padding: 0; }
+    .thumbnail-button { min-width: 56px; min-height: 56px; padding: 0; border: 2px solid white; }
+    .round-control { min-width: 48px; min-height: 48px; -gtk-icon-size: 24px; }
     .elapsed { color: white; font-weight: bold; font-feature-settings: "tnum"; }
     .screen-flash { background-color: white; }
     .dimmed-preview { background-color: alpha(black, 0.6); color: white; font-size: 18pt; }
-    .countdown { color: white; font-size: 96pt; font-weight: 800; text-shadow: 0 0 12px black; }
+    .countdown { color: white; font-size: 96pt; font-weight: 800; background-color: alpha(black, 0.45);
+                 border-radius: 32px; padding: 0 40px; }
     .shutter-blink .preview { opacity: 0.3; }
     .confirm-photo { background-color: black; }
     """
