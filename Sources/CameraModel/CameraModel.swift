@@ -352,6 +352,8 @@ public final class CameraModel {
 
     /// The shutter button, Space or Enter: a photo (after the self-timer) or record/stop.
     public func shutter() {
+        // With a photo waiting for Save or Cancel, the shutter (Space, Enter) is Save.
+        if pendingPhoto != nil { return savePendingPhoto() }
         switch mode {
         case .photo: takePhotoAfterCountdown(count: 1)
         case .video:
@@ -365,8 +367,9 @@ public final class CameraModel {
         takePhotoAfterCountdown(count: max(1, preferences.int(PreferenceKey.burstCount)))
     }
 
-    /// Escape: cancels a running self-timer.
+    /// Escape: discards a photo waiting for Save or Cancel, or cancels a running self-timer.
     public func cancelCountdown() {
+        if pendingPhoto != nil { return discardPendingPhoto() }
         countdownTask?.cancel()
         countdownTask = nil
         if countdownRemaining != nil {

@@ -28,23 +28,33 @@ final class AppSession: @unchecked Sendable {
     var photos: String { folder.path("library/Photos") }
     var videos: String { folder.path("library/Videos") }
 
-    init(testCameras: Bool = true, extra: [String: String] = [:]) throws {
+    /// `preferences` are GSettings values written into the session's keyfile before the app
+    /// starts ("ask-before-saving": "true"); the schema is compiled from the source tree's data/.
+    init(testCameras: Bool = true, preferences: [String: String] = [:], extra: [String: String] = [:]) throws {
         folder = try TemporaryDirectory()
+        let schemas = folder.path("schemas")
+        try FileManager.default.createDirectory(atPath: schemas, withIntermediateDirectories: true)
+        let compiled = try runTool("glib-compile-schemas", ["--strict", "--targetdir=" + schemas, AppSession.repository + "/data"])
+        try #require(compiled.status == 0, "the schema does not compile: \(compiled.stderr)")
+        try AppSession.writeKeyfile(preferences, in: folder.path("config"))
         xvfb = try BackgroundProcess(["/usr/bin/Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
         try #require(xvfb.waitForOutput(containing: "\n", seconds: 20), "Xvfb did not start: \(xvfb.errors)")
         display = ":" + xvfb.output.trimmingCharacters(in: .whitespacesAndNewlines)
-        bus = try BackgroundProcess(["/usr/bin/dbus-daemon", "--session", "--nofork", "--print-address=1"], environment: ["DISPLAY": display])
+        // Services the bus starts (the accessibility bus among them) get this session's own folders.
+        mkdir(folder.path("runtime"), 0o700)
+        bus = try BackgroundProcess(["/usr/bin/dbus-daemon", "--session", "--nofork", "--print-address=1"],
+                                    environment: ["DISPLAY": display, "XDG_RUNTIME_DIR": folder.path("runtime"), "XDG_CACHE_HOME": folder.path("cache")])
         try #require(bus.waitForOutput(containing: "\n", seconds: 20), "dbus-daemon did not start: \(bus.errors)")
         busAddress = bus.output.trimmingCharacters(in: .whitespacesAndNewlines)
         control = folder.path("control")
         try #require(mkfifo(control, 0o600) == 0)
         environment = ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": busAddress, "GSK_RENDERER": "cairo", "GDK_BACKEND": "x11",
-                       "GSETTINGS_BACKEND": "memory", "PINHOLE_LIBRARY": folder.path("library"), "PINHOLE_TEST_CONTROL": control,
+                       "GSETTINGS_BACKEND": "keyfile", "GSETTINGS_SCHEMA_DIR": schemas,
+                       "PINHOLE_LIBRARY": folder.path("library"), "PINHOLE_TEST_CONTROL": control,
                        "XDG_RUNTIME_DIR": folder.path("runtime"), "XDG_CONFIG_HOME": folder.path("config"), "XDG_CACHE_HOME": folder.path("cache"),
                        "XDG_DATA_HOME": folder.path("data"), "PULSE_SERVER": "unix:" + folder.path("no-pulse"), "WAYLAND_DISPLAY": ""]
         if testCameras { environment["PINHOLE_TEST_CAMERA"] = "1" }
         environment.merge(extra) { $1 }
-        mkdir(folder.path("runtime"), 0o700)
     }
 
     deinit {
@@ -52,16 +62,51 @@ final class AppSession: @unchecked Sendable {
         app?.stop()
     }
 
-    /// Starts the app and waits for its window.
-    func launch(arguments: [String] = []) throws {
+    /// The source tree (the tests run from it; scripts/vm sets PINHOLE_REPO).
+    static var repository: String { ProcessInfo.processInfo.environment["PINHOLE_REPO"] ?? FileManager.default.currentDirectoryPath }
+
+    /// Writes GSettings' keyfile for the app's schema (values in GVariant text: true, 'video', 3).
+    static func writeKeyfile(_ values: [String: String], in configHome: String) throws {
+        let folder = configHome + "/glib-2.0/settings"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let lines = ["[io/github/pinhole/Camera]"] + values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: folder + "/keyfile", atomically: true, encoding: .utf8)
+    }
+
+    /// What GSettings' keyfile holds now (the app writes it as settings change).
+    var keyfile: String { (try? String(contentsOfFile: folder.path("config/glib-2.0/settings/keyfile"), encoding: .utf8)) ?? "" }
+
+    /// Stops the app the way a person does (Ctrl+Q) and waits for it to exit.
+    func quit() throws -> Int32? {
+        try key("ctrl+q")
+        let status = app?.waitForExit(seconds: 30)
+        app = nil
+        return status
+    }
+
+    /// The window's title as xdotool looks for it (a regular expression).
+    private(set) var title = "^Camera$"
+
+    /// Starts the app and waits for its window (titled `title`: "Camera" in English).
+    func launch(arguments: [String] = [], title: String = "^Camera$") throws {
+        self.title = title
         app = try BackgroundProcess([builtProduct("pinhole-camera")] + arguments, environment: environment)
         try #require(waitFor(seconds: 30) { self.windowID() != nil }, "no window appeared: \(app?.errors ?? "")")
         // Open the control FIFO for writing (the app's reader has it open by now).
+        if controlWriter >= 0 { close(controlWriter) }
         controlWriter = open(control, O_WRONLY | O_NONBLOCK)
     }
 
+    /// Compiles the source tree's translations into a temporary folder (scripts/translations).
+    static func buildTranslations() throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pinhole-locale-\(getpid())").path
+        let result = try runTool("bash", [repository + "/scripts/translations", "build", folder])
+        try #require(result.status == 0, "translations: \(result.stderr)")
+        return folder
+    }
+
     /// The app's window, as xdotool finds it by title.
-    func windowID(title: String = "^Camera$") -> String? {
+    func windowID() -> String? {
         let result = try? runTool("xdotool", ["search", "--onlyvisible", "--name", title], environment: ["DISPLAY": display])
         return result?.stdout.split(separator: "\n").first.map(String.init)
     }
@@ -121,7 +166,7 @@ final class AppSession: @unchecked Sendable {
     /// with helpers `app()`, `find(name, role)` and `names()` that give up after 20 s.
     func accessibility(_ script: String) throws -> ToolResult {
         try runTool("/usr/bin/python3", ["-c", AppSession.atspiPrelude + script],
-                    environment: ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": busAddress])
+                    environment: ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": busAddress, "XDG_RUNTIME_DIR": folder.path("runtime")])
     }
 
     static let atspiPrelude = """

@@ -60,3 +60,57 @@ struct AppStateTests {
     }
 }
 }
+
+extension AppSuites {
+@Suite("The camera app's preferences and languages")
+struct AppPreferenceTests {
+    @Test("\"Ask before saving\": the photo is shown with Cancel and Save; Cancel (Escape) writes nothing, Save (Enter) saves it")
+    func askBeforeSaving() throws {
+        let session = try AppSession(preferences: ["ask-before-saving": "true"])
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        try session.key("space")
+        // The photo is shown, unmirrored, where the preview was (Escape is Cancel, Enter is Save).
+        #expect(try waitFor(seconds: 30) { AppSuites.AppWindowTests.matches(AppSuites.AppWindowTests.previewBars(try session.screenshot()), mirrored: false) },
+                session.describePreview())
+        try session.key("Escape")
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true), "the preview came back after Cancel")
+        usleep(1_000_000)
+        let everything = (FileManager.default.enumerator(atPath: session.folder.path("library"))?.allObjects as? [String]) ?? []
+        #expect(!everything.contains { $0.hasSuffix(".jpg") || $0.contains(".tmp") || $0.contains("Photos/") }, "Cancel wrote: \(everything)")
+        try session.key("space")
+        #expect(try waitFor(seconds: 30) { AppSuites.AppWindowTests.matches(AppSuites.AppWindowTests.previewBars(try session.screenshot()), mirrored: false) })
+        try session.key("Return")
+        #expect(waitFor(seconds: 30) { session.files(in: session.photos).count == 1 })
+    }
+
+    @Test("the mode and the last camera are remembered across launches (GSettings)")
+    func remembered() throws {
+        let session = try AppSession()
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        try session.key("c")  // the back camera
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: false))
+        try session.key("v")  // video mode
+        #expect(waitFor(seconds: 10) { session.keyfile.contains("mode='video'") }, "\(session.keyfile)")
+        #expect(try session.quit() == 0)
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: false), "the back camera was not reopened")
+        let shutter = try session.accessibility("print(find('Start Recording', pyatspi.ROLE_PUSH_BUTTON).name)")
+        #expect(shutter.status == 0, "not in video mode: \(shutter.stderr)")
+    }
+
+    @Test("in Simplified Chinese (LANG=zh_CN.UTF-8) the accessible names are translated")
+    func chinese() throws {
+        let locales = try AppSession.buildTranslations()
+        let session = try AppSession(extra: ["LANG": "zh_CN.UTF-8", "LANGUAGE": "zh_CN", "LC_ALL": "zh_CN.UTF-8", "PINHOLE_LOCALEDIR": locales])
+        try session.launch(title: "^相机$")
+        let shutter = try session.accessibility("print(find('拍照', pyatspi.ROLE_PUSH_BUTTON).name)")
+        #expect(shutter.status == 0, "\(shutter.stderr)")
+        if let target = ProcessInfo.processInfo.environment["PINHOLE_SCREENSHOT_ZH"] {
+            #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+            try session.saveScreenshot(to: target)
+        }
+    }
+}
+}

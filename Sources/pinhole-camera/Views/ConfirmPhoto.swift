@@ -22,6 +22,7 @@ final class ConfirmPhoto {
         gtk_widget_set_margin_bottom(buttons, 18)
         let cancel = gtk_button_new_with_mnemonic(L("_Cancel"))!
         addClass(cancel, "pill")
+        addClass(cancel, "osd")
         gtk_actionable_set_action_name(cast(cancel), "app.discard-photo")
         pinhole_set_accessible_label(cancel, L("Cancel"))
         let save = gtk_button_new_with_mnemonic(L("_Save Picture"))!
