@@ -425,8 +425,7 @@ public final class CameraModel {
         switch taken {
         case let .success(data):
             if preferences.bool(PreferenceKey.askBeforeSaving) {
-                pendingPhoto = data
-                changed()
+                holdForConfirmation(data)
             } else {
                 await save(photo: data)
             }
@@ -446,6 +445,12 @@ public final class CameraModel {
         } catch {
             throw .media(error)
         }
+    }
+
+    /// Shows a photo's file with Save and Cancel instead of saving it.
+    func holdForConfirmation(_ data: [UInt8]) {
+        pendingPhoto = data
+        changed()
     }
 
     /// "Save" on the photo shown for confirmation.

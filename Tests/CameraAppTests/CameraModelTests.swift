@@ -1,0 +1,106 @@
+@testable import CameraModel
+import Capture
+import Foundation
+import Glibc
+import Media
+import PhotoLibrary
+import Testing
+import TestSupport
+
+/// The model's logic without a display or a camera: choices remembered in the preference store,
+/// errors turned into the right page and words, the busy camera's holder found.
+@MainActor
+@Suite("The camera model, without a display")
+struct CameraModelTests {
+    func model(_ preferences: MemoryPreferences = MemoryPreferences()) throws -> (CameraModel, TemporaryDirectory) {
+        let folder = try TemporaryDirectory()
+        return (CameraModel(preferences: preferences, library: LibraryLocation(folder: folder.path("library"))), folder)
+    }
+
+    @Test("choices are written to the preference store and read back by a new model")
+    func remembered() throws {
+        let preferences = MemoryPreferences()
+        let (first, _) = try model(preferences)
+        var changes = 0
+        first.onChange = { changes += 1 }
+        first.setMode(.video)
+        first.setFlash(.auto)
+        first.setCountdown(5)
+        first.setGrid(true)
+        first.setFilter(.sepia)
+        #expect(changes == 5)
+        #expect(preferences.string(PreferenceKey.mode) == "video" && preferences.string(PreferenceKey.flash) == "auto")
+        #expect(preferences.int(PreferenceKey.countdown) == 5 && preferences.bool(PreferenceKey.grid) && preferences.string(PreferenceKey.filter) == "sepia")
+        let (second, _) = try model(preferences)
+        #expect(second.mode == .video && second.flash == .auto && second.countdown == 5 && second.showsGrid && second.filter == .sepia)
+    }
+
+    @Test("a self-timer other than 0, 3, 5 or 10 s is off; unknown stored values fall back to the defaults")
+    func validation() throws {
+        let (model, _) = try model(MemoryPreferences([PreferenceKey.mode: "panorama", PreferenceKey.flash: "sometimes", PreferenceKey.filter: "glow"]))
+        #expect(model.mode == .photo && model.flash == .off && model.filter == .none)
+        model.setCountdown(7)
+        #expect(model.countdown == 0)
+        #expect(CameraModel.dimensions("1920x1080") == .init(width: 1920, height: 1080))
+        #expect(CameraModel.dimensions("") == nil && CameraModel.dimensions("big") == nil)
+    }
+
+    @Test("camera errors become the page a person can act on")
+    func pages() {
+        #expect(CameraWords.screen(for: .noCamera, device: nil) == .noCamera)
+        #expect(CameraWords.screen(for: .deviceNotFound("/dev/video9"), device: nil) == .noCamera)
+        let hint = "It belongs to the group 'video': join it with `sudo usermod -aG video $USER`, then log out and back in."
+        #expect(CameraWords.screen(for: .accessDenied(device: "/dev/video0", hint: hint), device: nil) == .accessDenied(advice: hint))
+        #expect(CameraWords.screen(for: .deviceBusy(device: "/dev/video0"), device: nil) == .busy(program: nil))
+        guard case let .failed(reason) = CameraWords.screen(for: .streamFailed(device: "Webcam", reason: "VIDIOC_DQBUF: input/output error"), device: nil) else {
+            Issue.record("a stream failure is not the failed page")
+            return
+        }
+        #expect(reason == "Webcam stopped sending pictures (VIDIOC_DQBUF: input/output error).")
+        #expect(CameraWords.translate("Photo in %@ s", "3") == "Photo in 3 s")
+    }
+
+    @Test("the program holding a camera node open is named (as fuser finds it)")
+    func busyHolder() throws {
+        let folder = try TemporaryDirectory()
+        let node = folder.path("video-node")
+        try Data().write(to: URL(fileURLWithPath: node))
+        let holder = try BackgroundProcess(["/bin/bash", "-c", "exec 3<'\(node)'; exec sleep 30"])
+        defer { holder.stop() }
+        #expect(waitFor(seconds: 10) { BusyCamera.holder(ofNode: node) == "sleep" }, "\(BusyCamera.holder(ofNode: node) ?? "nobody")")
+        #expect(BusyCamera.holder(ofNode: folder.path("nothing")) == nil)
+    }
+
+    @Test("Ask before saving: Cancel drops the photo without writing; the shutter saves it")
+    func pendingPhoto() async throws {
+        let (model, folder) = try model(MemoryPreferences([PreferenceKey.askBeforeSaving: true]))
+        let photo = try JPEGForTests.small()
+        model.holdForConfirmation(photo)
+        #expect(model.pendingPhoto == photo)
+        model.cancelCountdown()  // Escape
+        #expect(model.pendingPhoto == nil)
+        let written = (try? FileManager.default.contentsOfDirectory(atPath: folder.path("library/Photos"))) ?? []
+        #expect(written.isEmpty, "Cancel wrote \(written)")
+        model.holdForConfirmation(photo)
+        model.shutter()  // Space / Enter
+        #expect(model.pendingPhoto == nil)
+        let saved = await waitForNewestItem(model)
+        #expect(saved?.hasPrefix(folder.path("library/Photos/")) == true, "\(saved ?? "nothing saved")")
+    }
+
+    func waitForNewestItem(_ model: CameraModel) async -> String? {
+        for _ in 0..<200 {
+            if let item = model.newestItem { return item }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return nil
+    }
+}
+
+/// A small real JPEG (from Media's encoder) for the model's save path.
+enum JPEGForTests {
+    static func small() throws -> [UInt8] {
+        let pixels = try PixelBuffer(format: .bgra, width: 64, height: 48, bytes: [UInt8](repeating: 128, count: 64 * 48 * 4))
+        return try JPEGEncoder().encode(pixels, quality: 90)
+    }
+}
