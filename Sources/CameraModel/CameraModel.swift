@@ -43,6 +43,8 @@ public final class CameraModel {
     public private(set) var newestThumbnail: String?
     /// A photo waiting for Save or Cancel ("Ask before saving").
     public private(set) var pendingPhoto: [UInt8]?
+    /// The camera's control values as last read or set (see `availableControls`).
+    public internal(set) var controlValues: [ControlID: Int64] = [:]
     /// The test cameras are offered (the user chose them on the "No Camera Found" page, or the
     /// app was started with PINHOLE_TEST_CAMERA=1).
     public private(set) var usesTestCameras: Bool
@@ -203,12 +205,22 @@ public final class CameraModel {
         }
         if screen != .preview { screen = .starting }
         let session = self.session
+        let wanted = videoMode
         let result = await Task.detached { () -> Result<Void, CaptureError> in
             do throws(CaptureError) {
                 let input = try CaptureDeviceInput(device: device)
                 session.beginConfiguration()
                 for old in session.inputs { session.removeInput(old) }
                 session.addInput(input)
+                // The chosen video mode, when this camera streams it; else the default preset.
+                if let mode = wanted, let (format, interval) = CameraModel.streamFormat(mode, on: device) {
+                    try device.lockForConfiguration()
+                    defer { device.unlockForConfiguration() }
+                    try device.setActiveFormat(format, frameInterval: interval)
+                    session.sessionPreset = .inputPriority
+                } else {
+                    session.sessionPreset = .high
+                }
                 session.commitConfiguration()
                 try await session.start()
                 return .success(())
@@ -224,6 +236,7 @@ public final class CameraModel {
         case .success:
             isDisconnected = false
             screen = .preview
+            await refreshControlValues()
         case let .failure(error):
             screen = CameraWords.screen(for: error, device: device)
             if case .busy = screen { retryWhileBusy() }
@@ -624,7 +637,7 @@ public final class CameraModel {
     /// Frames that reached the preview's queue so far (tests and the benchmark).
     public var previewFrameCount: Int { preview.frameCount }
 
-    private func changed() { onChange() }
+    func changed() { onChange() }
 
     /// "WxH" as dimensions (nil for "" or anything else).
     nonisolated static func dimensions(_ text: String) -> CaptureDevice.Dimensions? {

@@ -19,6 +19,8 @@ final class AppSession: @unchecked Sendable {
     let control: String
     private let xvfb: BackgroundProcess
     private let bus: BackgroundProcess
+    private var accessibilityBus: BackgroundProcess?
+    private var registry: BackgroundProcess?
     private(set) var app: BackgroundProcess?
     private var controlWriter: Int32 = -1
     /// The environment the app runs with (tests add to it before `launch`).
@@ -46,6 +48,26 @@ final class AppSession: @unchecked Sendable {
                                     environment: ["DISPLAY": display, "XDG_RUNTIME_DIR": folder.path("runtime"), "XDG_CACHE_HOME": folder.path("cache")])
         try #require(bus.waitForOutput(containing: "\n", seconds: 20), "dbus-daemon did not start: \(bus.errors)")
         busAddress = bus.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The accessibility bus and its registry, up before the app starts: left to start on
+        // demand, the app sometimes registered before the registry could hear it, and stayed
+        // invisible to AT-SPI for its whole life.
+        let accessibilityEnvironment = ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": busAddress, "XDG_RUNTIME_DIR": folder.path("runtime")]
+        accessibilityBus = try BackgroundProcess(["/usr/libexec/at-spi-bus-launcher", "--launch-immediately"], environment: accessibilityEnvironment)
+        var a11yAddress = ""
+        _ = waitFor(seconds: 20) {
+            let answer = try? runTool("gdbus", ["call", "--session", "--dest", "org.a11y.Bus", "--object-path", "/org/a11y/bus", "--method", "org.a11y.Bus.GetAddress"],
+                                      environment: accessibilityEnvironment)
+            a11yAddress = answer?.stdout.split(separator: "'").dropFirst().first.map(String.init) ?? ""
+            return !a11yAddress.isEmpty
+        }
+        try #require(!a11yAddress.isEmpty, "the accessibility bus did not start: \(accessibilityBus?.errors ?? "")")
+        registry = try BackgroundProcess(["/usr/libexec/at-spi2-registryd"], environment: accessibilityEnvironment)
+        let registered = waitFor(seconds: 20) {
+            let answer = try? runTool("gdbus", ["call", "--address", a11yAddress, "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                                                "--method", "org.freedesktop.DBus.NameHasOwner", "org.a11y.atspi.Registry"])
+            return answer?.stdout.contains("true") == true
+        }
+        try #require(registered, "the accessibility registry did not start: \(registry?.errors ?? "")")
         control = folder.path("control")
         try #require(mkfifo(control, 0o600) == 0)
         environment = ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": busAddress, "GSK_RENDERER": "cairo", "GDK_BACKEND": "x11",
@@ -60,6 +82,21 @@ final class AppSession: @unchecked Sendable {
     deinit {
         if controlWriter >= 0 { close(controlWriter) }
         app?.stop()
+        registry?.stop()
+        // The launcher's own D-Bus daemon outlives it: stop every process of this session's
+        // runtime folder (their command lines name it).
+        accessibilityBus?.stop()
+        AppSession.killProcesses(mentioning: folder.path("runtime"))
+    }
+
+    /// Kills processes whose command line contains `text` (daemons a test's services left).
+    static func killProcesses(mentioning text: String) {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return }
+        for entry in entries {
+            guard let pid = Int32(entry), pid != getpid(),
+                  let command = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(entry)/cmdline")) else { continue }
+            if String(decoding: command, as: UTF8.self).contains(text) { kill(pid, SIGKILL) }
+        }
     }
 
     /// The source tree (the tests run from it; scripts/vm sets PINHOLE_REPO).
@@ -172,9 +209,10 @@ final class AppSession: @unchecked Sendable {
     static let atspiPrelude = """
     import sys, time, pyatspi
     deadline = time.time() + 20
-    def app():
+    def app(patience=None):
         seen = []
-        while time.time() < deadline:
+        until = deadline if patience is None else time.time() + patience
+        while time.time() < until:
             try:
                 seen = [a.name for a in pyatspi.Registry.getDesktop(0) if a is not None]
                 for a in pyatspi.Registry.getDesktop(0):
@@ -206,12 +244,27 @@ final class AppSession: @unchecked Sendable {
                 if matches(node, name, role):
                     return node
             time.sleep(0.2)
-        sys.exit('no accessible named ' + name + '; there are: ' + ', '.join(n for n in names() if n))
+        sys.exit('no accessible named %r%s; there are: %s' % (name, '' if role is None else ' with role ' + str(role), ', '.join(names())))
+    def press(name):
+        # The first object of that name that has an action (a menu button's inner button).
+        while time.time() < deadline:
+            for node in walk(app()):
+                if matches(node, name, None):
+                    try:
+                        action = node.queryAction()
+                        if action.nActions > 0:
+                            action.doAction(0)
+                            return
+                    except Exception:
+                        pass
+            time.sleep(0.2)
+        sys.exit('nothing named %r can be pressed; there are: %s' % (name, ', '.join(names())))
     def names():
         result = []
-        for node in walk(app()):
+        for node in walk(app(patience=5)):
             try:
-                result.append(node.name)
+                if node.name:
+                    result.append('%s (%s)' % (node.name, node.getRoleName()))
             except Exception:
                 pass
         return result

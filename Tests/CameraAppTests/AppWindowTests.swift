@@ -209,3 +209,21 @@ extension AppSession {
         (try? screenshot()).map { "preview bars: \(AppSuites.AppWindowTests.previewBars($0))" } ?? "no screenshot"
     }
 }
+
+extension AppSuites.AppWindowTests {
+    @Test("the camera controls popover offers the test camera's controls and the photo and video sizes")
+    func controlsPopover() throws {
+        let session = try AppSession()
+        try session.launch()
+        #expect(try Self.waitForPreview(session, mirrored: true))
+        let listed = try session.accessibility("""
+        press('Camera Controls')
+        for name in ['Autofocus', 'Focus', 'Automatic Exposure', 'Exposure Time', 'Brightness', 'Contrast', 'Zoom', 'Photo Size', 'Video Size']:
+            find(name)
+        zoom = find('Zoom', pyatspi.ROLE_SLIDER).queryValue()
+        print(zoom.minimumValue, zoom.maximumValue)
+        """)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.contains("100.0 400.0"), "zoom range: \(listed.stdout)")
+    }
+}

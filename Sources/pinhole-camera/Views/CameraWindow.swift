@@ -12,7 +12,7 @@ final class CameraWindow {
     let model: CameraModel
     let preview: PreviewArea
     let controls = ControlBar()
-    let header = HeaderControls()
+    let header: HeaderControls
     let status = StatusPages()
     let confirm = ConfirmPhoto()
     let stack: Widget
@@ -22,6 +22,7 @@ final class CameraWindow {
     init(application: UnsafeMutablePointer<GtkApplication>, model: CameraModel) {
         self.model = model
         preview = PreviewArea(mailbox: model.mailbox)
+        header = HeaderControls(model: model)
         window = adw_application_window_new(application)
         gtk_window_set_title(cast(window), L("Camera"))
         gtk_window_set_default_size(cast(window), 960, 720)

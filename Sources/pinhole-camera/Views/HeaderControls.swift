@@ -14,7 +14,11 @@ final class HeaderControls {
     let gridButton: Widget
     let filterButton: Widget
 
-    init() {
+    /// The camera controls and sizes.
+    let controls: ControlsPopover
+
+    init(model: CameraModel) {
+        controls = ControlsPopover(model: model)
         widget = adw_header_bar_new()!
         let modes = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0)!
         addClass(modes, "linked")
@@ -44,6 +48,7 @@ final class HeaderControls {
                                              items: [(L("Use Test Camera"), "app.use-test-camera"), (L("Preferences"), "app.preferences"),
                                                      (L("Keyboard Shortcuts"), "win.show-help-overlay"), (L("About Pinhole"), "app.about")])
         adw_header_bar_pack_end(cast(widget), menu)
+        adw_header_bar_pack_end(cast(widget), controls.button)
         adw_header_bar_pack_end(cast(widget), filterButton)
         adw_header_bar_pack_end(cast(widget), gridButton)
     }
