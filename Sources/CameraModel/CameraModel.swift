@@ -59,6 +59,8 @@ public final class CameraModel {
     public var onShutter: () -> Void = {}
     /// Turn the screen flash on or off (white, full brightness) while a photo is taken.
     public var onScreenFlash: (Bool) -> Void = { _ in }
+    /// A photo was saved into the library (its path).
+    public var onPhotoSaved: (String) -> Void = { _ in }
     /// Keep the system from suspending (true) or let it (false): a recording is running.
     public var onInhibitSuspend: (Bool) -> Void = { _ in }
     /// The newest frame for the preview (filled on the camera's side, read by the view).
@@ -484,6 +486,7 @@ public final class CameraModel {
         guard let library = await openLibrary() else { return }
         do {
             let asset = try await library.addPhoto(data: data)
+            onPhotoSaved(asset.path)
             newestItem = asset.path
             newestThumbnail = try? await library.thumbnail(for: asset.id, size: .normal)
             changed()
@@ -636,6 +639,9 @@ public final class CameraModel {
 
     /// Frames that reached the preview's queue so far (tests and the benchmark).
     public var previewFrameCount: Int { preview.frameCount }
+
+    /// Frames the preview output dropped because the previous one was still being handled.
+    public var previewDroppedFrames: Int { video.droppedFrameCount }
 
     func changed() { onChange() }
 

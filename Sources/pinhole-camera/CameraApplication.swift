@@ -24,6 +24,13 @@ final class CameraApplication {
         connect(UnsafeMutableRawPointer(app), "startup") { [weak self] in self?.startup() }
         connect(UnsafeMutableRawPointer(app), "activate") { [weak self] in self?.activate() }
         connect(UnsafeMutableRawPointer(app), "shutdown") { [weak self] in self?.shutdown() }
+        // SIGTERM and SIGINT (a logout, Ctrl-C in a terminal) quit as Ctrl+Q does: a recording is finished.
+        for signal in [SIGTERM, SIGINT] {
+            g_unix_signal_add_full(G_PRIORITY_DEFAULT, signal, { data in
+                g_application_quit(UnsafeMutablePointer<GApplication>(OpaquePointer(data)))
+                return 1
+            }, UnsafeMutableRawPointer(app), nil)
+        }
     }
 
     /// Runs the main loop until the last window closes.
@@ -51,6 +58,7 @@ final class CameraApplication {
             if model.preferences.bool(PreferenceKey.shutterSound) { self.sound.play() }
         }
         model.onInhibitSuspend = { [weak self] inhibit in self?.inhibit(inhibit) }
+        model.onPhotoSaved = { _ in BenchReport.say("photo-saved", BenchReport.now) }
         addActions(model)
         if let control = environment["PINHOLE_TEST_CONTROL"] {
             TestControl.applyInitial(environment["PINHOLE_TEST_FAULTS"] ?? "")
@@ -69,6 +77,10 @@ final class CameraApplication {
 
     private func shutdown() {
         guard let model else { return }
+        if let window {
+            let counts = model.mailbox.counts
+            BenchReport.say("preview", Int64(window.preview.drawnFrames), Int64(counts.replaced), Int64(model.previewFrameCount), Int64(model.previewDroppedFrames))
+        }
         // Finish a recording and let the camera go before the loop ends.
         let done = Flag()
         Task { @MainActor in

@@ -94,6 +94,7 @@ final class PreviewArea {
         gtk_picture_set_paintable(cast(picture), texture)
         g_object_unref(UnsafeMutableRawPointer(texture))
         drawnFrames += 1
+        if drawnFrames == 1 { BenchReport.say("first-frame", BenchReport.now) }
     }
 
     /// Drops the picture (the camera was let go or failed).
