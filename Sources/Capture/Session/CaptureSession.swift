@@ -284,13 +284,26 @@ public final class CaptureSession: Sendable {
     func switchStream(to configuration: StreamConfiguration?) async throws(CaptureError) {
         let result: Result<Void, CaptureError> = await withCheckedContinuation { continuation in
             queue.async {
-                self.streamOverride.withLock { $0 = configuration }
                 guard self.run.withLock({ $0.state.running }) else {
                     continuation.resume(returning: .failure(.invalidConfiguration("the session is not running")))
                     return
                 }
+                let previous = self.streamOverride.withLock { override in
+                    defer { override = configuration }
+                    return override
+                }
                 self.stopLocked(emitStopped: false)
-                continuation.resume(returning: Result { () throws(CaptureError) in try self.startLocked() })
+                do throws(CaptureError) {
+                    try self.startLocked()
+                    continuation.resume(returning: .success(()))
+                } catch {
+                    // The stream that ran before comes back, so the preview goes on (and the next
+                    // start is not left in the still format); only when that fails too does the
+                    // session stay stopped, with the runtime error startLocked reported.
+                    self.streamOverride.withLock { $0 = previous }
+                    _ = Result { () throws(CaptureError) in try self.startLocked() }
+                    continuation.resume(returning: .failure(error))
+                }
             }
         }
         try result.get()

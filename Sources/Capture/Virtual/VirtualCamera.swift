@@ -15,6 +15,8 @@ public enum VirtualCamera {
         public var busy = false
         /// Starting a stream fails (like VIDIOC_STREAMON returning an error).
         public var failStart = false
+        /// The next this many stream starts fail, then starts work again (one failed switch).
+        public var failingStarts = 0
         /// The next frame fails with a fatal streaming error (cleared when it fires).
         public var fatalError = false
         /// Every n-th frame is marked damaged (0: never).
@@ -23,11 +25,12 @@ public enum VirtualCamera {
         public var dropEvery = 0
 
         /// Faults as given (none by default).
-        public init(unplugged: Bool = false, busy: Bool = false, failStart: Bool = false, fatalError: Bool = false,
+        public init(unplugged: Bool = false, busy: Bool = false, failStart: Bool = false, failingStarts: Int = 0, fatalError: Bool = false,
                     corruptEvery: Int = 0, dropEvery: Int = 0) {
             self.unplugged = unplugged
             self.busy = busy
             self.failStart = failStart
+            self.failingStarts = failingStarts
             self.fatalError = fatalError
             self.corruptEvery = corruptEvery
             self.dropEvery = dropEvery

@@ -92,7 +92,12 @@ final class VirtualCameraBackend: CameraBackend {
         let faults = VirtualCamera.faults(for: id)
         if faults.unplugged { throw .deviceDisconnected(device: name) }
         if faults.busy { throw .deviceBusy(device: name) }
-        if faults.failStart { throw .streamFailed(device: name, reason: "VIDIOC_STREAMON: input/output error") }
+        var failOnce = false
+        if faults.failingStarts > 0 {
+            VirtualCamera.updateFaults(for: id) { $0.failingStarts = max(0, $0.failingStarts - 1) }
+            failOnce = true
+        }
+        if faults.failStart || failOnce { throw .streamFailed(device: name, reason: "VIDIOC_STREAMON: input/output error") }
         guard configuration != nil else { throw .invalidConfiguration("the test camera was started before being configured") }
         guard VirtualCamera.claim(id) else { throw .deviceBusy(device: name) }
         claimed = true
