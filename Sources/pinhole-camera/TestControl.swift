@@ -1,5 +1,5 @@
 import CameraModel
-import Capture
+@_spi(Testing) import Capture
 import Foundation
 import Glibc
 

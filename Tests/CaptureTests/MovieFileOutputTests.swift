@@ -1,4 +1,4 @@
-import Capture
+@_spi(Testing) import Capture
 import Foundation
 import Glibc
 import Media

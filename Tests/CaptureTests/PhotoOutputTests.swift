@@ -1,4 +1,4 @@
-import Capture
+@_spi(Testing) import Capture
 import Foundation
 import Media
 import Synchronization

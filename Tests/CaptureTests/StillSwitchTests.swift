@@ -1,4 +1,4 @@
-@testable import Capture
+@_spi(Testing) @testable import Capture
 import Media
 import Testing
 import TestSupport

@@ -1,4 +1,4 @@
-import Capture
+@_spi(Testing) import Capture
 import Dispatch
 import Glibc
 import Media

@@ -7,8 +7,8 @@ import Synchronization
 /// Tests can make it fail the ways real cameras do: unplugged, busy, damaged or dropped frames,
 /// a failing stream start, a fatal streaming error.
 public enum VirtualCamera {
-    /// The faults a test can inject into a virtual camera.
-    public struct Faults: Sendable, Equatable {
+    /// The faults a test can inject into a virtual camera (testing only: `@_spi(Testing) import Capture`).
+    @_spi(Testing) public struct Faults: Sendable, Equatable {
         /// The camera is unplugged: opening fails and a running stream ends with a disconnect.
         public var unplugged = false
         /// Another program holds the camera: starting a stream fails with "busy".
@@ -53,18 +53,18 @@ public enum VirtualCamera {
     private static let streaming = Mutex<Set<String>>([])
 
     /// The faults currently set on camera `id`.
-    public static func faults(for id: String) -> Faults {
+    @_spi(Testing) public static func faults(for id: String) -> Faults {
         faults.withLock { $0[id] ?? Faults() }
     }
 
     /// Replaces the faults of camera `id` (tests call this; `Faults()` clears them).
-    public static func setFaults(_ value: Faults, for id: String) {
+    @_spi(Testing) public static func setFaults(_ value: Faults, for id: String) {
         faults.withLock { $0[id] = value }
         changes.add(1, ordering: .releasing)
     }
 
     /// Changes the faults of camera `id` in place.
-    public static func updateFaults(for id: String, _ change: (inout Faults) -> Void) {
+    @_spi(Testing) public static func updateFaults(for id: String, _ change: (inout Faults) -> Void) {
         faults.withLock { all in
             var value = all[id] ?? Faults()
             change(&value)
