@@ -44,6 +44,7 @@ final class CameraWindow {
         toasts = adw_toast_overlay_new()
         adw_toast_overlay_set_child(cast(toasts), content)
         adw_application_window_set_content(cast(window), toasts)
+        ShortcutsWindow.attach(to: window)
 
         model.onChange = { [weak self] in self?.update() }
         model.onToast = { [weak self] text in self?.toast(text) }
