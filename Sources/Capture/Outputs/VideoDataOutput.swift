@@ -183,10 +183,18 @@ public final class VideoDataOutput: FrameConsumer {
             state.dropped += 1
             return (state.delegate, state.queue)
         }
-        if let delegate, let queue {
-            queue.async { [self] in delegate.captureOutput(self, didDropFrameFrom: connection) }
+        // One notification block at most waits on the delegate's queue, however long it stalls:
+        // it tells the delegate of every drop counted since it was queued.
+        if let delegate, let queue, pendingDropNotices.add(1, ordering: .acquiringAndReleasing).newValue == 1 {
+            queue.async { [self] in
+                let count = pendingDropNotices.exchange(0, ordering: .acquiringAndReleasing)
+                for _ in 0..<count { delegate.captureOutput(self, didDropFrameFrom: connection) }
+            }
         }
     }
+
+    /// Drops not yet told to the delegate (see `drop()`).
+    private let pendingDropNotices = Atomic<Int>(0)
 
     /// A free pooled buffer of this shape (the pool is rebuilt when the shape changes).
     private func buffer(format: PixelFormat, width: Int, height: Int, compressed: Int?) -> PixelBuffer? {
