@@ -129,7 +129,7 @@ extension VirtualCameraSuites {
             #expect(red.r > 120 && red.g < 60 && red.b < 60, "red bar: \(red)")
         }
 
-        @Test("pinhole record --duration 5 at 640×480 and 25 fps: a playable 5 s file whose frames, with those reported lost, are 125 ± 2")
+        @Test("pinhole record --duration 5 at 640×480 and 25 fps: a playable 5 s file whose frames, with those reported lost, are 125 ± 3")
         func record() throws {
             // Inside the VM the CPU is emulated, so the encoder (and even vivid) may fall behind: what
             // must hold anyway is a playable file with the driver's timing, where every frame time
@@ -144,7 +144,10 @@ extension VirtualCameraSuites {
             #expect(try decodesCleanly(path))
             let account = try RecordingAccount(path: path, frameInterval: 0.04, report: result.stderr)
             print("vivid record: \(account)")
-            account.check(expectedSlots: 125, tolerance: 2)
+            // vivid stamps a frame when its thread fills it, which under QEMU on a busy host wanders
+            // by most of an interval (33 ms of the 40 seen): the first frame, the last one and the
+            // frame that ends the limit may each move the count by one.
+            account.check(expectedSlots: 125, tolerance: 3)
         }
 
         @Test("V4L2 events: a control changed through another handle is reported to a subscriber")
