@@ -189,7 +189,8 @@ extension VirtualCameraSuites {
             account.checkLossesReported(trailing: nil, slack: join)
             account.checkDuration()
             #expect(account.accountedSlots <= expected + 1 && account.accountedSlots >= expected - join, "\(account)")
-            #expect((account.times.last ?? 0) < 1.5, "no frame at or past the limit: \(account)")
+            // No frame at or past the limit (WebM keeps times to the millisecond: 1.4996 s reads 1.5).
+            #expect((account.times.last ?? 0) < 1.5 + 0.001, "no frame at or past the limit: \(account)")
             #expect(abs(summary.duration - (account.times.last ?? -1)) < 0.002, "\(summary.duration) s; \(account)")
         }
     }
