@@ -41,12 +41,8 @@ final class FakeSensorBus {
 }
 
 /// Waits until `coordinator`'s angles equal `expected`, up to `seconds`.
-func waitForAngles(_ coordinator: RotationCoordinator, preview: Double, capture: Double, seconds: Double = 5) async -> Bool {
-    for _ in 0..<Int(seconds * 50) {
-        if coordinator.currentAngles == RotationCoordinator.Angles(preview: preview, capture: capture) { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return false
+func waitForAngles(_ coordinator: RotationCoordinator, preview: Double, capture: Double, seconds: Double = patience) async -> Bool {
+    await waitUntil(seconds: seconds) { coordinator.currentAngles == RotationCoordinator.Angles(preview: preview, capture: capture) }
 }
 
 extension VirtualCameraSuites {
@@ -61,7 +57,9 @@ extension VirtualCameraSuites {
             let backCoordinator = RotationCoordinator(device: back)
             let frontCoordinator = RotationCoordinator(device: front)
             defer { backCoordinator.stop(); frontCoordinator.stop() }
-            #expect(backCoordinator.hasSensor && backCoordinator.deviceOrientation == .normal)
+            // The coordinator waits only briefly for its first reading: a busy machine may need longer.
+            #expect(await waitUntil { backCoordinator.hasSensor && frontCoordinator.hasSensor })
+            #expect(backCoordinator.deviceOrientation == .normal)
             #expect(backCoordinator.currentAngles == .init(preview: 0, capture: 0))
             try bus.turn("left-up")
             #expect(await waitForAngles(backCoordinator, preview: 90, capture: 90))
@@ -78,10 +76,11 @@ extension VirtualCameraSuites {
             let bus = try FakeSensorBus(orientation: "left-up")
             let coordinator = RotationCoordinator(device: back)
             defer { coordinator.stop() }
+            #expect(await waitForAngles(coordinator, preview: 90, capture: 90), "the sensor's first reading (left-up)")
             let (session, photoOutput, video) = try photoSession(back)
             defer { session.stopRunning() }
             coordinator.attach(preview: video.connection, capture: photoOutput.connection)
-            await warmUp()
+            await warmUp(video)
             let photo = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480)))
             #expect(photo.resolvedSettings.orientation == .right)
             #expect(try JPEGExif.metadata(in: photo.fileDataRepresentation())?.orientation == .right)

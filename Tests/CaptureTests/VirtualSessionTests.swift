@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 
 /// Waits for the first event matching `predicate`, up to `seconds`.
-func waitForEvent(_ events: AsyncStream<CaptureSession.Event>, seconds: Double = 5, _ predicate: @escaping @Sendable (CaptureSession.Event) -> Bool) async -> CaptureSession.Event? {
+func waitForEvent(_ events: AsyncStream<CaptureSession.Event>, seconds: Double = patience, _ predicate: @escaping @Sendable (CaptureSession.Event) -> Bool) async -> CaptureSession.Event? {
     await withTaskGroup(of: CaptureSession.Event?.self) { group in
         group.addTask {
             for await event in events where predicate(event) { return event }
@@ -33,7 +33,7 @@ struct FrameInfo: Sendable {
 
 /// Takes `count` frames from an output's async sequence: their timing, and the last frame
 /// itself (holding every frame would starve the output's pool, by design).
-func frames(from output: VideoDataOutput, count: Int, seconds: Double = 5) async -> (infos: [FrameInfo], last: SampleBuffer?) {
+func frames(from output: VideoDataOutput, count: Int, seconds: Double = patience) async -> (infos: [FrameInfo], last: SampleBuffer?) {
     let stream = output.sampleBuffers()
     return await withTaskGroup(of: ([FrameInfo], SampleBuffer?).self) { group in
         group.addTask {
@@ -185,16 +185,17 @@ extension VirtualCameraSuites {
 
         @Test("discovery reports a camera unplugged and plugged back in while the program runs")
         func connectEvents() async throws {
+            // Unplugged at once: the events cover everything after deviceEvents() returns, whether
+            // or not its watching thread has run yet.
             let events = CaptureDevice.DiscoverySession(deviceTypes: [.virtual]).deviceEvents()
-            try await Task.sleep(for: .milliseconds(50))
             VirtualCamera.updateFaults(for: VirtualCamera.backID) { $0.unplugged = true }
-            guard case let .disconnected(id, name)? = await collect(events, count: 1, seconds: 5).first else {
+            guard case let .disconnected(id, name)? = await collect(events, count: 1, seconds: patience).first else {
                 Issue.record("no disconnect event")
                 return
             }
             #expect(id == VirtualCamera.backID && name == "Pinhole Test Camera (back)")
             VirtualCamera.updateFaults(for: VirtualCamera.backID) { $0.unplugged = false }
-            guard case let .connected(device)? = await collect(events, count: 1, seconds: 5).first else {
+            guard case let .connected(device)? = await collect(events, count: 1, seconds: patience).first else {
                 Issue.record("no connect event")
                 return
             }
@@ -208,8 +209,7 @@ extension VirtualCameraSuites {
             VirtualCamera.updateFaults(for: VirtualCamera.backID) { $0.fatalError = true }
             let event = await waitForEvent(events) { if case .runtimeError = $0 { return true } else { return false } }
             #expect(event != nil)
-            try? await Task.sleep(for: .milliseconds(100))
-            #expect(!session.isRunning)
+            #expect(await waitUntil { !session.isRunning })
             session.stopRunning()
         }
 
@@ -237,31 +237,54 @@ extension VirtualCameraSuites {
                 }
             }
             let slow = Slow()
-            let (session, output) = try runningSession(back)
-            output.setSampleBufferDelegate(slow, queue: DispatchQueue(label: "slow"))
-            try await Task.sleep(for: .milliseconds(1200))
+            let queue = DispatchQueue(label: "slow")
+            let clock = ContinuousClock()
+            let began = clock.now
+            // The delegate is there from the first frame, so every frame the session delivers counts.
+            let session = CaptureSession()
+            session.sessionPreset = .vga640x480
+            session.addInput(try CaptureDeviceInput(device: back))
+            let output = VideoDataOutput()
+            output.videoSettings = .init(pixelFormat: .bgra)
+            output.setSampleBufferDelegate(slow, queue: queue)
+            session.addOutput(output)
+            try session.startSynchronously()
+            // The delegate takes a few frames, each holding it 100 ms.
+            #expect(await waitUntil { slow.count.withLock { $0 } >= 5 })
             session.stopRunning()
+            queue.sync {}
+            let lasted = (clock.now - began) / .seconds(1)
             let stats = session.statistics
-            #expect(stats.framesDelivered >= 30, "the camera kept its pace: \(stats.framesDelivered) frames in 1.2 s at 60 fps")
-            #expect(output.droppedFrameCount >= stats.framesDelivered - slow.count.withLock { $0 } - 2)
-            #expect(slow.count.withLock { $0 } <= 14)
+            let handled = slow.count.withLock { $0 }
+            // Every frame the camera delivered reached the output, which handed it to the delegate
+            // or dropped it and counted it; none waited for the delegate.
+            #expect(stats.framesDelivered == output.deliveredFrameCount + output.droppedFrameCount, "\(stats), \(output.deliveredFrameCount) delivered, \(output.droppedFrameCount) dropped")
+            #expect(output.deliveredFrameCount == handled)
+            // The camera went on while the delegate slept: frames came in meanwhile and were dropped.
+            // (Had the delegate held the camera's thread, every frame would have found it free.)
+            #expect(output.droppedFrameCount >= handled, "\(handled) handled, \(output.droppedFrameCount) dropped")
+            // The delegate ran one frame at a time: no more than its 100 ms allow.
+            #expect(Double(handled) <= lasted / 0.1 + 1, "\(handled) frames handled in \(lasted) s")
         }
 
-        @Test("switching cameras while running keeps the outputs and takes well under a second")
+        @Test("switching cameras while running keeps the outputs: the next frames come from the new camera")
         func switchCameras() async throws {
             let (session, output) = try runningSession(back)
             defer { session.stopRunning() }
-            #expect(await Capture_Tests_frames(output, 1).infos.count == 1)
-            let clock = ContinuousClock()
-            let started = clock.now
+            let before = await Capture_Tests_frames(output, 1)
+            try #require(before.infos.count == 1 && !before.infos[0].isMirrored)
             session.beginConfiguration()
             session.removeInput(session.inputs[0])
             session.addInput(try CaptureDeviceInput(device: front))
             session.commitConfiguration()
-            let next = await Capture_Tests_frames(output, 1)
-            let elapsed = clock.now - started
-            #expect(next.infos.count == 1 && next.infos[0].isMirrored)
-            #expect(elapsed < .milliseconds(500), "switch took \(elapsed)")
+            #expect(session.inputs.map(\.device.uniqueID) == [VirtualCamera.frontID])
+            // The same output goes on with the front camera's frames: mirrored, the black bar on
+            // the left. (How long a switch takes is the benchmark's business.)
+            let next = await Capture_Tests_frames(output, 2)
+            #expect(next.infos.count == 2 && next.infos.allSatisfy(\.isMirrored), "\(next.infos)")
+            let left = try #require(next.last).imageBuffer.bgraPixel(x: 20, y: 200)
+            #expect(left.r < 30 && left.g < 30 && left.b < 30, "the front camera's picture, mirrored: \(left)")
+            #expect(session.isRunning)
         }
 
         @Test("typed controls: exposure, white balance, focus, zoom and torch map to the camera's controls")

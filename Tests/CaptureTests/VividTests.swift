@@ -82,7 +82,7 @@ extension VirtualCameraSuites {
             var reference: [(UInt8, UInt8, UInt8)]?
             for format in [PixelFormat.rgb24] + formats.filter({ $0 != .rgb24 }) {
                 let (session, output) = try vividSession(device, format: format)
-                let taken = await frames(from: output, count: 2, seconds: 20)
+                let taken = await frames(from: output, count: 2, seconds: patience)
                 session.stopRunning()
                 let image = try #require(taken.last, "no frames in \(format)").imageBuffer
                 // Bar centres on a row below vivid's text overlay (it covers the top 130 rows at 320×180).
@@ -129,7 +129,7 @@ extension VirtualCameraSuites {
             #expect(red.r > 120 && red.g < 60 && red.b < 60, "red bar: \(red)")
         }
 
-        @Test("pinhole record --duration 5 at 640×480 and 25 fps: a playable 5 s file whose frames, with those reported lost, are 125 ± 2")
+        @Test("pinhole record --duration 5 at 640×480 and 25 fps: a playable 5 s file whose frames, with those reported lost, are 125 ± 3")
         func record() throws {
             // Inside the VM the CPU is emulated, so the encoder (and even vivid) may fall behind: what
             // must hold anyway is a playable file with the driver's timing, where every frame time
@@ -144,7 +144,10 @@ extension VirtualCameraSuites {
             #expect(try decodesCleanly(path))
             let account = try RecordingAccount(path: path, frameInterval: 0.04, report: result.stderr)
             print("vivid record: \(account)")
-            account.check(expectedSlots: 125, tolerance: 2)
+            // vivid stamps a frame when its thread fills it, which under QEMU on a busy host wanders
+            // by most of an interval (33 ms of the 40 seen): the first frame, the last one and the
+            // frame that ends the limit may each move the count by one.
+            account.check(expectedSlots: 125, tolerance: 3)
         }
 
         @Test("V4L2 events: a control changed through another handle is reported to a subscriber")
@@ -154,7 +157,7 @@ extension VirtualCameraSuites {
             #expect(listener.dequeueEvent() == nil)
             let other = try V4L2Device(path: "/dev/video0")
             try other.setValue(150, of: ControlID.brightness.rawValue)
-            #expect(listener.poll(milliseconds: 2000) == .event)
+            #expect(listener.poll(milliseconds: Int32(patience * 1000)) == .event)
             #expect(listener.dequeueEvent() == .controlChanged(id: ControlID.brightness.rawValue, value: 150))
             #expect(listener.dequeueEvent() == nil)
         }
@@ -166,7 +169,7 @@ extension VirtualCameraSuites {
             #expect(try device.value(of: .brightness) == 200)
             let (session, output) = try vividSession(device)
             defer { session.stopRunning() }
-            #expect(await frames(from: output, count: 1, seconds: 20).infos.count == 1)
+            #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
             #expect(try device.value(of: .brightness) == 200)
             try press(.contrast, on: device, value: 100)
             #expect(try device.value(of: .contrast) == 100)
@@ -179,11 +182,11 @@ extension VirtualCameraSuites {
             let (session, output) = try vividSession(device)
             defer { session.stopRunning() }
             let events = session.events()
-            #expect(await frames(from: output, count: 2, seconds: 20).infos.count == 2)
+            #expect(await frames(from: output, count: 2, seconds: patience).infos.count == 2)
             try press(VividControl.disconnect, on: device)
-            #expect(await waitForEvent(events, seconds: 10) { $0 == .interrupted(.deviceDisconnected) } != nil)
-            #expect(await waitForEvent(events, seconds: 20) { $0 == .interruptionEnded } != nil)
-            #expect(await frames(from: output, count: 2, seconds: 20).infos.count == 2)
+            #expect(await waitForEvent(events, seconds: patience) { $0 == .interrupted(.deviceDisconnected) } != nil)
+            #expect(await waitForEvent(events, seconds: patience) { $0 == .interruptionEnded } != nil)
+            #expect(await frames(from: output, count: 2, seconds: patience).infos.count == 2)
             session.stopRunning()
             #expect(!session.isRunning)
         }
@@ -195,17 +198,17 @@ extension VirtualCameraSuites {
             defer { session.stopRunning() }
             let events = session.events()
             let deviceEvents = CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).deviceEvents()
-            #expect(await frames(from: output, count: 1, seconds: 20).infos.count == 1)
+            #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
             try "vivid.0".write(toFile: "/sys/bus/platform/drivers/vivid/unbind", atomically: false, encoding: .utf8)
-            #expect(await waitForEvent(events, seconds: 10) { $0 == .interrupted(.deviceDisconnected) } != nil)
+            #expect(await waitForEvent(events, seconds: patience) { $0 == .interrupted(.deviceDisconnected) } != nil)
             #expect(!device.isConnected)
             #expect(CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).devices.isEmpty)
             try "vivid.0".write(toFile: "/sys/bus/platform/drivers/vivid/bind", atomically: false, encoding: .utf8)
-            #expect(await waitForEvent(events, seconds: 20) { $0 == .interruptionEnded } != nil)
+            #expect(await waitForEvent(events, seconds: patience) { $0 == .interruptionEnded } != nil)
             #expect(CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).devices.compactMap(\.path).contains("/dev/video0"))
-            #expect(await frames(from: output, count: 1, seconds: 20).infos.count == 1)
+            #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
             // Discovery saw both cameras go and come back.
-            let seen = await collect(deviceEvents, count: 4, seconds: 10).map { event -> String in
+            let seen = await collect(deviceEvents, count: 4, seconds: patience).map { event -> String in
                 switch event {
                 case let .disconnected(id, _): "-" + id
                 case let .connected(device): "+" + device.uniqueID
@@ -219,10 +222,10 @@ extension VirtualCameraSuites {
             let device = try camera()
             let (session, output) = try vividSession(device)
             defer { session.stopRunning() }
-            #expect(await frames(from: output, count: 2, seconds: 20).infos.count == 2)
+            #expect(await frames(from: output, count: 2, seconds: patience).infos.count == 2)
             try press(VividControl.injectBufferError, on: device)
             try press(VividControl.droppedBuffersPercentage, on: device, value: 50)
-            #expect(await frames(from: output, count: 12, seconds: 30).infos.count == 12)
+            #expect(await frames(from: output, count: 12, seconds: patience).infos.count == 12)
             let stats = session.statistics
             #expect(stats.framesCorrupt >= 1, "\(stats)")
             #expect(stats.framesDroppedByDriver >= 1, "\(stats)")
@@ -247,12 +250,11 @@ extension VirtualCameraSuites {
             let (session, output) = try vividSession(device)
             defer { session.stopRunning() }
             let events = session.events()
-            #expect(await frames(from: output, count: 1, seconds: 20).infos.count == 1)
+            #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
             try press(VividControl.injectFatalStreamingError, on: device)
-            let event = await waitForEvent(events, seconds: 10) { if case .runtimeError = $0 { true } else { false } }
+            let event = await waitForEvent(events, seconds: patience) { if case .runtimeError = $0 { true } else { false } }
             #expect(event != nil)
-            try? await Task.sleep(for: .milliseconds(200))
-            #expect(!session.isRunning)
+            #expect(await waitUntil { !session.isRunning })
         }
 
         @Test("an unprivileged user is told access is denied, with the fix, and exit code 4")
@@ -271,11 +273,11 @@ extension VirtualCameraSuites {
             let device = try camera()
             let (session, output) = try vividSession(device)
             defer { session.stopRunning() }
-            #expect(await frames(from: output, count: 1, seconds: 20).infos.count == 1)
+            #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
             let second = try runTool(pinholeBinary, ["snap", "--device", "/dev/video0", "--size", "320x180", "-o", "/tmp/never.jpg"])
             #expect(second.status == 5, "\(second.stderr)")
             #expect(second.stderr.contains("is in use by another program"))
-            #expect(await frames(from: output, count: 2, seconds: 20).infos.count == 2, "our stream goes on")
+            #expect(await frames(from: output, count: 2, seconds: patience).infos.count == 2, "our stream goes on")
         }
     }
 }

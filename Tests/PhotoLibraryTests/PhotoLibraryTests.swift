@@ -291,14 +291,14 @@ struct LibraryObservingTests {
         let gallery = try PhotoLibrary(location: location), terminal = try PhotoLibrary(location: location)
         let stream = await gallery.changes()
         let added = try await terminal.addPhoto(data: jpeg(hour: 8, minute: 0, seed: 31))
-        #expect(await collect(stream, count: 1, seconds: 5).first == LibraryChange(inserted: [added.id], removed: [], changed: []))
+        #expect(await collect(stream, count: 1, seconds: patience).first == LibraryChange(inserted: [added.id], removed: [], changed: []))
         try await terminal.setFavorite(true, ids: [added.id])
-        #expect(await collect(stream, count: 1, seconds: 5).first == LibraryChange(inserted: [], removed: [], changed: [added.id]))
+        #expect(await collect(stream, count: 1, seconds: patience).first == LibraryChange(inserted: [], removed: [], changed: [added.id]))
         try await terminal.delete(ids: [added.id])
-        #expect(await collect(stream, count: 1, seconds: 5).first == LibraryChange(inserted: [], removed: [added.id], changed: []))
+        #expect(await collect(stream, count: 1, seconds: patience).first == LibraryChange(inserted: [], removed: [added.id], changed: []))
         // A file copied in by a file manager.
         try Data(jpeg(hour: 9, minute: 0, seed: 32)).write(to: URL(fileURLWithPath: location.photos + "/dropped.jpg"))
-        let dropped = await collect(stream, count: 1, seconds: 5).first
+        let dropped = await collect(stream, count: 1, seconds: patience).first
         #expect(dropped?.inserted.count == 1)
         #expect(try await gallery.assets().map(\.path) == [location.photos + "/dropped.jpg"])
     }

@@ -4,6 +4,14 @@ import Media
 import Testing
 import TestSupport
 
+/// The time of the last frame a movie being written plays so far (its complete fragments), or
+/// nil while there is none; ffprobe reads the file as a player would.
+func playableUntil(_ path: String) -> Double? {
+    guard FileManager.default.fileExists(atPath: path),
+          let probe = try? runTool("ffprobe", ["-v", "quiet", "-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", path]) else { return nil }
+    return probe.stdout.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: CharacterSet(charactersIn: " ,"))) }.max()
+}
+
 extension CLITests {
     @Test("record --duration into the library: a 640×480 H.264 movie of the right length, indexed with a thumbnail")
     func recordIntoLibrary() throws {
@@ -13,11 +21,15 @@ extension CLITests {
         #expect(result.status == 0, "\(result.stderr)")
         let path = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(path.hasPrefix(folder.path("Videos/Camera/Video from ")) && path.hasSuffix(".mp4"), "\(path)")
-        let video = try ffprobe(path, "stream=codec_name,width,height,nb_read_frames:format=duration")
+        let video = try ffprobe(path, "stream=codec_name,width,height")
         #expect(video["codec_name"] == "h264" && video["width"] == "640" && video["height"] == "480")
-        #expect(abs((Double(video["duration"] ?? "") ?? 0) - 2) <= 1.0 / 30 + 0.001, "\(video)")
-        #expect(abs((Int(video["nb_read_frames"] ?? "") ?? 0) - 60) <= 1, "\(video)")
         #expect(try decodesCleanly(path))
+        // The 2 s at 30 fps are 60 frame times, each in the file on the camera's timing or reported
+        // lost on stderr (a busy machine may drop some; it may not lose any silently), and none
+        // at or past the limit.
+        let account = try RecordingAccount(path: path, frameInterval: 1.0 / 30, report: result.stderr)
+        account.check(expectedSlots: 60, tolerance: 1, onGrid: true)
+        #expect((account.times.last ?? 2) < 2 && account.duration <= 2 + 0.001, "\(account)")
         let listed = try pinhole(["library", "list", "--type", "video", "--json"], environment: env)
         let assets = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
         #expect(assets.count == 1 && assets.first?["path"] as? String == path)
@@ -31,13 +43,22 @@ extension CLITests {
         let folder = try TemporaryDirectory()
         let env = try isolatedEnvironment(folder)
         let path = folder.path("stopped.mp4")
-        let process = try BackgroundProcess([pinholeBinary, "record", "--device", "test", "--size", "640x480", "--no-audio", "-o", path], environment: env)
-        usleep(2_000_000)
+        let clock = ContinuousClock()
+        let began = clock.now
+        let process = try BackgroundProcess([pinholeBinary, "record", "--device", "test", "--size", "640x480", "--fps", "30", "--no-audio", "-o", path], environment: env)
+        // Signalled once the file plays a second (a busy machine may take longer to get there).
+        var before: Double?
+        #expect(blockUntil(everyMilliseconds: 200) { before = playableUntil(path); return (before ?? 0) >= 1 }, "\(process.errors)")
         kill(process.pid, signal)
-        #expect(process.waitForExit(seconds: 10) == 0, "\(process.errors)")
+        #expect(process.waitForExit(seconds: patience) == 0, "\(process.errors)")
+        let lasted = (clock.now - began) / .seconds(1)
         #expect(process.output == path + "\n")
-        let duration = Double(try ffprobe(path, "format=duration")["duration"] ?? "") ?? 0
-        #expect(duration > 1 && duration < 3, "\(duration)")
+        // Everything recorded before the signal is kept; nothing is lost unreported, and the
+        // movie is no longer than the program ran.
+        let account = try RecordingAccount(path: path, frameInterval: 1.0 / 30, report: process.errors)
+        account.checkTiming(onGrid: true)
+        account.checkLossesReported(trailing: nil)
+        #expect((account.times.last ?? 0) >= (before ?? 1) && account.duration < lasted, "\(account); \(before ?? -1) s before the signal, \(lasted) s in all")
         #expect(try decodesCleanly(path))
         let boxes = try runTool("/usr/bin/python3", ["-c", """
             import struct,sys
@@ -49,20 +70,28 @@ extension CLITests {
         #expect(!boxes.contains("moof") && boxes.hasPrefix("ftyp moov"), "a regular MP4 with moov first: \(boxes)")
     }
 
-    @Test("a recording killed with SIGKILL after 4 s still plays up to its last fragment, and the library picks it up")
+    @Test("a recording killed with SIGKILL still plays up to its last fragment, and the library picks it up")
     func recordKilled() throws {
         let folder = try TemporaryDirectory()
         let env = try isolatedEnvironment(folder)
         let process = try BackgroundProcess([pinholeBinary, "record", "--device", "test", "--size", "640x480", "--fps", "30", "--no-audio"], environment: env)
-        usleep(4_300_000)
-        process.stop()  // SIGKILL
+        // Killed once the file plays 3 s, which a busy machine may take longer to write.
         let videos = folder.path("Videos/Camera")
+        var path = "", before: Double?
+        #expect(blockUntil(everyMilliseconds: 200) {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: videos)) ?? []
+            guard names.count == 1 else { return false }
+            path = videos + "/" + names[0]
+            before = playableUntil(path)
+            return (before ?? 0) >= 3
+        }, "\(process.errors)")
+        process.stop()  // SIGKILL
         let names = try FileManager.default.contentsOfDirectory(atPath: videos)
         #expect(names.count == 1 && names[0].hasPrefix("Video from "), "\(names)")
-        let path = videos + "/" + names[0]
         #expect(try decodesCleanly(path))
-        let frames = Int(try ffprobe(path, "stream=nb_read_frames")["nb_read_frames"] ?? "") ?? 0
-        #expect(frames >= 75, "at least the fragments before the last second: \(frames) frames")
+        // What played before the kill still does: every fragment synced, none damaged.
+        let kept = try videoFrameTimes(path).last ?? 0
+        #expect(kept >= (before ?? 3), "plays to \(kept) s; \(before ?? -1) s before the kill")
         let verify = try pinhole(["library", "verify", "--repair"], environment: env)
         #expect(verify.status == 0 && verify.stdout.contains("1 added"), "\(verify.stdout)")
     }
@@ -144,7 +173,8 @@ extension CLITests {
         let command = "'\(pinholeBinary)' record --device test --size 640x480 --duration 2 --no-audio -o '\(path)'"
         let result = try runTool("script", ["-qec", command, "/dev/null"], environment: env)
         #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
-        #expect(result.stdout.contains("Recording 0:0") && result.stdout.contains(" MB  0 dropped  (Ctrl-C stops)"), "\(result.stdout)")
+        // "Recording 0:01  0.2 MB  0 dropped  (Ctrl-C stops)": how many were dropped depends on the machine.
+        #expect(result.stdout.range(of: #"\rRecording 0:0\d  \d+\.\d MB  \d+ dropped  \(Ctrl-C stops\) "#, options: .regularExpression) != nil, "\(result.stdout)")
         #expect(result.stdout.contains("\r\u{1B}[K"), "the progress line is cleared")
         #expect(result.stdout.contains(path))
     }

@@ -69,7 +69,9 @@ public func videoFrameTimes(_ path: String) throws -> [Double] {
 /// the reported losses cover the recording's frame times.
 ///
 /// Drivers stamp a frame when they fill it (vivid under QEMU: whenever its thread gets to run), so
-/// single gaps are not whole numbers of intervals; counting over the whole span is.
+/// single gaps are not whole numbers of intervals; counting over the whole span is. Pinhole's test
+/// camera stamps each frame with the time it was due, so its recordings are checked `onGrid`:
+/// every gap is a whole number of intervals, however late the machine ran the camera's thread.
 public struct RecordingAccount: CustomStringConvertible {
     /// Frame times read back from the file (seconds).
     public let times: [Double]
@@ -79,6 +81,10 @@ public struct RecordingAccount: CustomStringConvertible {
     public let interval: Double
     /// Frames the recorder reported as lost (dropped by the encoder plus skipped by the camera).
     public let reportedLost: Int
+
+    /// How far a frame time may be off the camera's grid: containers round times (WebM to the
+    /// millisecond), so two neighbours may be off by up to a millisecond between them.
+    public static let gridTolerance = 0.0015
 
     /// Reads `path` back with ffprobe; the reported losses are read from `pinhole record`'s
     /// standard error ("N frames were dropped…", "N frames were skipped…"), or given directly.
@@ -103,29 +109,72 @@ public struct RecordingAccount: CustomStringConvertible {
         return max(0, Int(((last - first) / interval).rounded()) + 1 - times.count)
     }
 
+    /// Frame times the file and the reported losses account for together.
+    public var accountedSlots: Int { times.count + reportedLost }
+
     /// The middle gap between frames (seconds).
     public var medianGap: Double {
         let gaps = zip(times, times.dropFirst()).map { $1 - $0 }.sorted()
         return gaps.isEmpty ? 0 : gaps[gaps.count / 2]
     }
 
-    public var description: String {
-        "\(times.count) frames from \(times.first ?? -1) to \(times.last ?? -1) s (median gap \(medianGap) s), duration \(duration) s, \(missingBetween) missing between, \(reportedLost) reported lost"
+    /// Neighbouring frame times (seconds) whose gap is not a whole number of intervals.
+    public var offGridGaps: [(Double, Double)] {
+        zip(times, times.dropFirst()).filter { a, b in
+            let gap = b - a
+            return abs(gap - (gap / interval).rounded() * interval) > RecordingAccount.gridTolerance
+        }
     }
 
-    /// Checks everything above; `expectedSlots` frame times should be covered, give or take `tolerance`.
-    public func check(expectedSlots: Int, tolerance: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+    public var description: String {
+        "\(times.count) frames from \(times.first ?? -1) to \(times.last ?? -1) s (median gap \(medianGap) s, \(offGridGaps.count) off the grid), duration \(duration) s, \(missingBetween) missing between, \(reportedLost) reported lost"
+    }
+
+    /// The frame times are a camera's: at least two, the first at zero, each later than the one
+    /// before by at least a fifth of an interval; `onGrid`, every gap but `joins` (a pause's) is a
+    /// whole number of intervals.
+    public func checkTiming(onGrid: Bool, joins: Int = 0, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(times.count >= 2, "\(self)", sourceLocation: sourceLocation)
-        guard let first = times.first, let last = times.last else { return }
+        guard let first = times.first else { return }
         #expect(abs(first) < 0.001, "the first frame is at \(first) s, not 0", sourceLocation: sourceLocation)
+        var short = 0
         for (a, b) in zip(times, times.dropFirst()) where !(b > a && b - a >= interval * 0.2) {
-            Issue.record("frame at \(b) s follows \(a) s: not the driver's timing", sourceLocation: sourceLocation)
+            short += 1
+            // A pause's join may fall anywhere; anything else this close is not the driver's timing.
+            if short > joins { Issue.record("frame at \(b) s follows \(a) s: not the driver's timing", sourceLocation: sourceLocation) }
         }
+        if onGrid {
+            let off = offGridGaps
+            #expect(off.count <= joins, "gaps off the \(interval) s grid: \(off.prefix(5)); \(self)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// Every frame time missing between the first frame and the last is reported lost (`slack`
+    /// more for rounding where gaps are not whole intervals); reported losses beyond those lie
+    /// after the last frame, at most `trailing` (nil: not known).
+    public func checkLossesReported(trailing: Int?, slack: Int = 0, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(missingBetween <= reportedLost + slack, "frames lost without being reported: \(self)", sourceLocation: sourceLocation)
+        if let trailing {
+            #expect(reportedLost <= missingBetween + trailing, "more losses reported than frames missing: \(self)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The container's duration ends one interval after the last frame (within `tolerance` intervals).
+    public func checkDuration(tolerance: Double = 2, sourceLocation: SourceLocation = #_sourceLocation) {
+        let last = times.last ?? 0
+        #expect(abs(duration - (last + interval)) <= tolerance * interval, "container duration: \(self)", sourceLocation: sourceLocation)
+    }
+
+    /// Checks everything above for a recording that should cover `expectedSlots` frame times
+    /// (one with a duration limit), give or take `tolerance`.
+    public func check(expectedSlots: Int, tolerance: Int, onGrid: Bool = false, joins: Int = 0, sourceLocation: SourceLocation = #_sourceLocation) {
+        checkTiming(onGrid: onGrid, joins: joins, sourceLocation: sourceLocation)
+        guard let last = times.last else { return }
         // Frames lost without being reported fail here. Reported losses may also lie after the
         // last frame that reached the file (the encoder was still behind when the recording ended).
         let trailing = max(0, expectedSlots - 1 - Int((last / interval).rounded()))
-        #expect(missingBetween <= reportedLost + 1 && reportedLost <= missingBetween + trailing + tolerance, "\(self)", sourceLocation: sourceLocation)
-        #expect(abs(duration - (last + interval)) <= 2 * interval, "container duration: \(self)", sourceLocation: sourceLocation)
-        #expect(abs(times.count + reportedLost - expectedSlots) <= tolerance, "\(self)", sourceLocation: sourceLocation)
+        checkLossesReported(trailing: trailing + tolerance, slack: onGrid ? joins : 1, sourceLocation: sourceLocation)
+        checkDuration(sourceLocation: sourceLocation)
+        #expect(abs(accountedSlots - expectedSlots) <= tolerance, "\(self)", sourceLocation: sourceLocation)
     }
 }

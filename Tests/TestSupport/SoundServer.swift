@@ -50,13 +50,8 @@ public final class PrivateSoundServer: @unchecked Sendable {
         process = try BackgroundProcess(priority + user + PrivateSoundServer.command(socket: socket, anonymous: anonymous), environment: environment)
         // Ready once pactl (an independent client, given the server's cookie) gets an answer.
         let cookie = ["PULSE_COOKIE": folder.path("config/pulse/cookie")]
-        var ready = false
-        for _ in 0..<100 where !ready {
-            if FileManager.default.fileExists(atPath: socket), (try? runTool("pactl", ["--server", address, "info"], environment: cookie))?.status == 0 {
-                ready = true
-            } else {
-                usleep(50_000)
-            }
+        let ready = blockUntil(everyMilliseconds: 50) {
+            FileManager.default.fileExists(atPath: socket) && (try? runTool("pactl", ["--server", address, "info"], environment: cookie))?.status == 0
         }
         try #require(ready, "pulseaudio did not start (install pulseaudio: scripts/setup): \(process.errors)")
         // An idle null sink renders 2-second blocks, and a stream asking for less latency waits for
@@ -66,10 +61,8 @@ public final class PrivateSoundServer: @unchecked Sendable {
         let kept = folder.path("keeper.raw")
         keeper = try BackgroundProcess(["/usr/bin/nice", "-n", "-10", "/usr/bin/parec", "--server", address, "--device", "speakers.monitor", "--latency-msec=10",
                                         "--rate=8000", "--channels=1", "--format=u8", "--raw", kept], environment: cookie)
-        var switched = false
-        for _ in 0..<100 where !switched {
-            usleep(50_000)
-            switched = ((try? FileManager.default.attributesOfItem(atPath: kept)[.size] as? Int) ?? 0) > 0
+        let switched = blockUntil(everyMilliseconds: 50) {
+            ((try? FileManager.default.attributesOfItem(atPath: kept)[.size] as? Int) ?? 0) > 0
         }
         try #require(switched, "parec got no sound from the null sink's monitor")
     }

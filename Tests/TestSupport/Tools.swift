@@ -154,7 +154,7 @@ public final class BackgroundProcess: @unchecked Sendable {
     }
 
     /// Waits until standard output contains `text` (true) or `seconds` pass (false).
-    public func waitForOutput(containing text: String, seconds: Double = 10) -> Bool {
+    public func waitForOutput(containing text: String, seconds: Double = patience) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if output.contains(text) { return true }
@@ -223,4 +223,31 @@ public func builtProduct(_ name: String) -> String {
         url.deleteLastPathComponent()
     }
     return url.appendingPathComponent(name).path
+}
+
+/// How long a test waits for something it expects (a frame, an event, a file, a process's exit)
+/// before it fails. Generous on purpose: a test waits for the thing, not for a time a busy
+/// machine may need more of, and on an idle machine it returns as soon as the thing happens.
+public let patience: Double = 30
+
+/// Polls `condition` every `interval` until it holds (true) or `seconds` pass (false).
+public func waitUntil(seconds: Double = patience, every interval: Duration = .milliseconds(20), _ condition: () throws -> Bool) async rethrows -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + .milliseconds(Int64(seconds * 1000))
+    while true {
+        if try condition() { return true }
+        if clock.now >= deadline { return false }
+        try? await Task.sleep(for: interval)
+    }
+}
+
+/// `waitUntil`, blocking the calling thread (for synchronous tests).
+public func blockUntil(seconds: Double = patience, everyMilliseconds interval: UInt32 = 20, _ condition: () throws -> Bool) rethrows -> Bool {
+    let clock = ContinuousClock()
+    let deadline = clock.now + .milliseconds(Int64(seconds * 1000))
+    while true {
+        if try condition() { return true }
+        if clock.now >= deadline { return false }
+        usleep(interval * 1000)
+    }
 }

@@ -31,10 +31,14 @@ final class DeviceWatcher: Sendable {
     private let continuation: AsyncStream<DeviceEvent>.Continuation
     private let cancelled = Atomic<Bool>(false)
     private let known = Mutex<[String: CaptureDevice]>([:])
+    /// The virtual cameras' generation when watching began, read before `known` is filled: a
+    /// change made before the thread first runs is still seen (and one in between only rescans).
+    private let startGeneration: Int
 
     init(discovery: CaptureDevice.DiscoverySession, continuation: AsyncStream<DeviceEvent>.Continuation) {
         self.discovery = discovery
         self.continuation = continuation
+        startGeneration = VirtualCamera.generation
         known.withLock { known in
             for device in discovery.devices { known[device.uniqueID] = device }
         }
@@ -53,7 +57,7 @@ final class DeviceWatcher: Sendable {
         let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         defer { if fd >= 0 { close(fd) } }
         if fd >= 0 { _ = inotify_add_watch(fd, DeviceScanner.devDirectory, UInt32(IN_CREATE | IN_DELETE | IN_ATTRIB | IN_MOVED_TO | IN_MOVED_FROM)) }
-        var virtualGeneration = VirtualCamera.generation
+        var virtualGeneration = startGeneration
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !cancelled.load(ordering: .acquiring) {
             var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)

@@ -107,6 +107,8 @@ public final class MovieFileOutput: FrameConsumer {
             var skipped = 0
             /// The first frame's time (after pause offsets): the duration limit counts from it.
             var firstTime: Int64?
+            /// The last frame's time within the duration limit (after pause offsets).
+            var lastTime: Int64?
             /// A frame at or past the duration limit arrived: the recording ends.
             var pastLimit = false
             var frames = 0
@@ -355,10 +357,17 @@ public final class MovieFileOutput: FrameConsumer {
             // recorded nor counted as lost (the encoding thread ends the recording at the first).
             let time = frame.timestampNanoseconds - shared.pauseOffset
             if let limit = recording.limits.duration, let first = shared.firstTime, Double(time - first) / 1e9 >= limit {
+                // Frames the camera skipped right before the first such frame, spread evenly since
+                // the last one, are lost from the recording where they fall inside the limit.
+                if !shared.pastLimit, context.gap > 0, let last = shared.lastTime {
+                    let step = Double(time - last) / Double(context.gap + 1)
+                    shared.skipped += (1...context.gap).count(where: { Double(last - first) + Double($0) * step < limit * 1e9 })
+                }
                 shared.pastLimit = true
                 return nil
             }
             if shared.firstTime == nil { shared.firstTime = time } else { shared.skipped += context.gap }
+            shared.lastTime = time
             if shared.pool == nil {
                 shared.pool = try? PixelBufferPool(format: .i420, width: width, height: height, rowAlignment: 64,
                                                    maximumCount: MovieFileOutput.poolSize, preallocate: 3)

@@ -19,6 +19,9 @@ final class VirtualCameraBackend: CameraBackend {
     private var sequence: UInt32 = 0
     private var claimed = false
     private var controlValues: [ControlID: Int64] = [:]
+    /// How many due frames the camera holds for a late reader, as a V4L2 driver holds its queued
+    /// buffers (`V4L2Backend.bufferCount`); beyond that, older frames are lost.
+    static let waitingFrames = 4
 
     /// Opens the virtual camera `id` (fails when it is "unplugged").
     init(id: String, name: String) throws(CaptureError) {
@@ -115,14 +118,27 @@ final class VirtualCameraBackend: CameraBackend {
         guard claimed, let configuration, let pattern, let canvas, let frame else {
             throw .invalidConfiguration("the test camera is not streaming")
         }
-        let interval = Int64(configuration.frameInterval.seconds * 1e9)
-        let due = startTime + Int64(frameIndex) * interval
+        // Frame n is due n intervals after the start, exactly (1/30 s is no whole number of
+        // nanoseconds: rounding the interval would add up over frames).
+        let numerator = Int64(configuration.frameInterval.numerator), denominator = Int64(max(1, configuration.frameInterval.denominator))
+        func dueTime(_ index: Int64) -> Int64 { startTime + index * 1_000_000_000 * numerator / denominator }
+        var due = dueTime(Int64(frameIndex))
         let now = SystemClock.monotonicNanoseconds()
         if due > now {
             let deadline = now + min(due - now, Int64(timeout * 1e9))
             var until = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
             while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, nil) == EINTR {}
             if due - now > Int64(timeout * 1e9) { return .timeout }
+        } else if numerator > 0 {
+            // Called so late that more frames are due than a driver has buffers for: as a real
+            // camera does, it loses the older ones (a gap in sequence numbers) and goes on with
+            // the newest, instead of handing over a burst of stale frames.
+            let newest = (now - startTime) * denominator / (1_000_000_000 * numerator)
+            if newest - Int64(frameIndex) >= Int64(VirtualCameraBackend.waitingFrames) {
+                sequence &+= UInt32(truncatingIfNeeded: newest - Int64(frameIndex))
+                frameIndex = UInt32(truncatingIfNeeded: newest)
+                due = dueTime(newest)
+            }
         }
         let faults = VirtualCamera.faults(for: id)
         if faults.unplugged { throw .deviceDisconnected(device: name) }
@@ -138,8 +154,9 @@ final class VirtualCameraBackend: CameraBackend {
         if faults.corruptEvery > 0, sequence % UInt32(faults.corruptEvery) == 0 {
             return .corrupt
         }
-        // The moment of "exposure": before drawing and converting, as a sensor's timestamp would be.
-        let captured = SystemClock.monotonicNanoseconds()
+        // The moment of "exposure": when the frame was due, as a sensor's timestamp is, however
+        // late this thread got to run (a busy machine delays the drawing, not the frame's time).
+        let captured = due
         var wall = timespec()
         clock_gettime(CLOCK_REALTIME, &wall)
         var local = tm()

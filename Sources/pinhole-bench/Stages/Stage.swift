@@ -32,6 +32,7 @@ struct Stage {
             .filters,
             .shutterLatency,
             .videoDataOutput,
+            .cameraSwitch,
             .recording,
             .libraryImport,
             .libraryListing,
