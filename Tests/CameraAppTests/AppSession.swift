@@ -200,7 +200,7 @@ final class AppSession: @unchecked Sendable {
     }
 
     /// Runs a Python script against the app's accessibility tree (pyatspi, the system Python),
-    /// with helpers `app()`, `find(name, role)` and `names()` that give up after 20 s.
+    /// with helpers `app()`, `find(name, role)`, `press(name)` and `names()`, each giving up after 30 s.
     func accessibility(_ script: String) throws -> ToolResult {
         try runTool("/usr/bin/python3", ["-c", AppSession.atspiPrelude + script],
                     environment: ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": busAddress, "XDG_RUNTIME_DIR": folder.path("runtime")])
@@ -208,10 +208,9 @@ final class AppSession: @unchecked Sendable {
 
     static let atspiPrelude = """
     import sys, time, pyatspi
-    deadline = time.time() + 20
     def app(patience=None):
         seen = []
-        until = deadline if patience is None else time.time() + patience
+        until = time.time() + (30 if patience is None else patience)
         while time.time() < until:
             try:
                 seen = [a.name for a in pyatspi.Registry.getDesktop(0) if a is not None]
@@ -239,7 +238,9 @@ final class AppSession: @unchecked Sendable {
         except Exception:
             return False
     def find(name, role=None):
-        while time.time() < deadline:
+        # Each search has its own patience: walking the tree is slow on a busy machine.
+        until = time.time() + 30
+        while time.time() < until:
             for node in walk(app()):
                 if matches(node, name, role):
                     return node
@@ -247,7 +248,8 @@ final class AppSession: @unchecked Sendable {
         sys.exit('no accessible named %r%s; there are: %s' % (name, '' if role is None else ' with role ' + str(role), ', '.join(names())))
     def press(name):
         # The first object of that name that has an action (a menu button's inner button).
-        while time.time() < deadline:
+        until = time.time() + 30
+        while time.time() < until:
             for node in walk(app()):
                 if matches(node, name, None):
                     try:

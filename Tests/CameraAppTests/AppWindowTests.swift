@@ -218,8 +218,16 @@ extension AppSuites.AppWindowTests {
         #expect(try Self.waitForPreview(session, mirrored: true))
         let listed = try session.accessibility("""
         press('Camera Controls')
-        for name in ['Autofocus', 'Focus', 'Automatic Exposure', 'Exposure Time', 'Brightness', 'Contrast', 'Zoom', 'Photo Size', 'Video Size']:
-            find(name)
+        wanted = ['Autofocus', 'Focus', 'Automatic Exposure', 'Exposure Time', 'Brightness', 'Contrast', 'Zoom', 'Photo Size', 'Video Size']
+        until = time.time() + 30
+        while time.time() < until:
+            present = set(n.rsplit(' (', 1)[0] for n in names())
+            missing = [n for n in wanted if n not in present]
+            if not missing:
+                break
+            time.sleep(0.5)
+        if missing:
+            sys.exit('the popover lacks %s' % missing)
         zoom = find('Zoom', pyatspi.ROLE_SLIDER).queryValue()
         print(zoom.minimumValue, zoom.maximumValue)
         """)
