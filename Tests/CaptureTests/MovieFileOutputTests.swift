@@ -229,7 +229,10 @@ extension VirtualCameraSuites {
             let account = try RecordingAccount(path: path, frameInterval: interval, reportedLost: summary.droppedFrameCount + summary.skippedFrameCount)
             account.checkLossesReported(trailing: nil, slack: 1)
             #expect(account.offGridGaps.count <= 1, "on the camera's grid but for the shift below: \(account)")
-            withKnownIssue("the sound encoder's delay shifts the picture: AAC's 1024 priming samples lengthen an MP4's first frame by 21.3 ms (every later frame is that much late against the sound); Opus's pre-skip starts a WebM's picture at 7 ms") {
+            // Intermittent: whether the shift shows depends on where the first frame falls against
+            // the encoder's first sound packet.
+            withKnownIssue("the sound encoder's delay shifts the picture: AAC's 1024 priming samples lengthen an MP4's first frame by 21.3 ms (every later frame is that much late against the sound); Opus's pre-skip starts a WebM's picture at 7 ms",
+                           isIntermittent: true) {
                 account.checkTiming(onGrid: true)
             }
             let probe = try runTool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "stream=codec_name,sample_rate,channels,start_time,duration",
