@@ -145,6 +145,23 @@ final class ChildProcess {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// CPU seconds so far of each of the running child's threads, summed by thread name
+    /// (/proc/PID/task/*/stat); empty when it is gone.
+    func threadCPUSoFar() -> [String: Double] {
+        guard exit == nil else { return [:] }
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        var byName: [String: Double] = [:]
+        for task in FileSystem.names(in: "/proc/\(pid)/task") {
+            guard let text = readFile("/proc/\(pid)/task/\(task)/stat"), let open = text.firstIndex(of: "("),
+                  let close = text.lastIndex(of: ")") else { continue }
+            let name = String(text[text.index(after: open)..<close])
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+            byName[name, default: 0] += (user + system) / ticks
+        }
+        return byName
+    }
+
     /// Reaps the child if it has exited (without waiting); its `Exit` once it has.
     @discardableResult
     func reap() -> Exit? {

@@ -94,8 +94,8 @@ struct AppBenchmark {
         let aims = "aim ≤ 500 ms: \(app <= 500 ? "met" : "not met"); aim ≤ floor + 150 ms: \(difference <= 150 ? "met" : "not met")"
         return Row(stage: "app: start → first camera frame on screen", size: AppBenchmark.size.name, oursMs: app, memcpyMs: nil,
                    peer: "GTK 4 floor (C): GtkApplication, 960×720 window, GtkPicture of a 1920×1080 GdkMemoryTexture", peerMs: floorMedian,
-                   check: Check(text: "app − floor \(difference >= 0 ? "+" : "")\(Format.ms(difference)) ms; \(cleanQuits)/\(appExits.count) clean quits on SIGTERM",
-                                failed: false),
+                   check: Check(text: "app − floor \(difference >= 0 ? "+" : "")\(Format.ms(difference)) ms; "
+                                    + "\(cleanQuits)/\(appExits.count) clean quits on SIGTERM", failed: false),
                    note: "median of \(appMs.count) launches each, interleaved, after one untimed launch of each; spawn → the `first-frame` "
                     + "line's CLOCK_MONOTONIC time (app: the first camera frame handed to its GtkPicture, PINHOLE_BENCH_REPORT=1; floor: "
                     + "the frame clock's first after-paint with the picture mapped, so the floor's mark includes one paint the app's does not); "
@@ -128,7 +128,7 @@ struct AppBenchmark {
             let exit = child.stop()
             throw CaptureBenchError(description: "the app drew no frame in 30 s (exit \(exit.status)): \(child.errors.trimmed.suffix(300))")
         }
-        let ours = try steadyCPU(child, label: "the app")
+        let ours = try steadyCPU(child, session: session, label: "the app")
         let exit = child.stop()
         guard let line = child.waitForErrorLine(startingWith: AppBenchmark.report + "preview ", timeout: 0) else {
             throw CaptureBenchError(description: "the app printed no preview counts at quit (exit \(exit.status)): \(child.errors.trimmed.suffix(300))")
@@ -138,51 +138,76 @@ struct AppBenchmark {
         let (drawn, replaced, fromCamera, dropped) = (counts[0], counts[1], counts[2], counts[3])
         let appCheck = "app drew \(drawn) of \(fromCamera + dropped) camera frames (\(replaced) replaced before drawn, \(dropped) dropped by the output)"
         let appNote = "app: CPU \(Format.fixed(ours.cpu, 2)) s over \(Format.fixed(ours.wall, 1)) s from 1 s after its first frame "
-            + "(/proc/PID/stat utime+stime, all threads); whole process (wait4) \(Format.fixed(exit.cpuSeconds, 2)) s CPU in \(Format.fixed(exit.wallSeconds, 1)) s "
-            + "including start-up; it converts YUYV→BGRA (libyuv) and scales 1920×1080 into its 960×720 window (cairo); exit \(exit.status)"
+            + "(/proc/PID/stat utime+stime, all threads; \(ours.threadSummary); Xvfb meanwhile \(ours.serverSummary)); "
+            + "whole process (wait4) \(Format.fixed(exit.cpuSeconds, 2)) s CPU in \(Format.fixed(exit.wallSeconds, 1)) s including start-up; "
+            + "it converts YUYV→BGRA (libyuv) and scales 1920×1080 into its 960×720 window (cairo); exit \(exit.status)"
 
-        var rows: [Row] = []
-        for sink in ["gtksink", "ximagesink"] {
-            // Also builds GStreamer's plugin registry in the session's cache folder, outside the timed run.
+        // Also builds GStreamer's plugin registry in the session's cache folder, before any timed run.
+        for sink in ["gtksink", "ximagesink", "fakesink"] {
             let inspect = try ChildProcess(["gst-inspect-1.0", sink], environment: session.environment, errorPath: session.folder + "/inspect-\(sink).txt")
             guard inspect.wait(timeout: 120)?.status == 0 else {
                 inspect.stop()
                 throw CaptureBenchError(description: "GStreamer has no \(sink) (gstreamer1.0-gtk3, gstreamer1.0-x; scripts/setup --bench)")
             }
+        }
+        // What each side's frame source costs, apart from drawing: the test camera in this
+        // process with no output, and videotestsrc into fakesink (shorter windows).
+        let sourceWindow = min(seconds, 10)
+        bench.progress("camera app: the frame sources alone (the test camera, videotestsrc ! fakesink), \(sourceWindow) s each")
+        let camera = try RecordingBenchmark(bench: bench, size: AppBenchmark.size).cameraCost()
+        let testSource = try gstreamerPreview(sink: "fakesink", session: session, window: sourceWindow)
+        let sources = "frame sources alone: the test camera \(Format.fixed(camera.cpuMsPerSecond, 1)) ms/s (in this process, no output, YUYV 1080p30), "
+            + "`videotestsrc is-live=true ! YUY2 1080p30 caps ! fakesink` \(Format.fixed(testSource.steady.cpuPerSecond * 1000, 1)) ms/s (\(sourceWindow) s window)"
+
+        var rows: [Row] = []
+        for sink in ["gtksink", "ximagesink"] {
             bench.progress("camera app: preview CPU, \(seconds) s of gst-launch … ! \(sink)")
             let peer = try gstreamerPreview(sink: sink, session: session)
-            let ratio = peer.cpuPerSecond > 0 ? ours.cpuPerSecond / peer.cpuPerSecond : 0
+            let ratio = peer.steady.cpuPerSecond > 0 ? ours.cpuPerSecond / peer.steady.cpuPerSecond : 0
+            let oursDrawing = ours.cpuPerSecond * 1000 - camera.cpuMsPerSecond
+            let peerDrawing = (peer.steady.cpuPerSecond - testSource.steady.cpuPerSecond) * 1000
             let aim = sink == "gtksink" ? 0.5 : 1.0
             rows.append(Row(stage: "app: preview 1080p30, CPU ms per s", size: AppBenchmark.size.name, oursMs: ours.cpuPerSecond * 1000, memcpyMs: nil,
                             peer: "gst-launch videotestsrc is-live YUY2 1080p30 ! videoconvert ! \(sink)\(sink == "gtksink" ? " (GTK 3)" : "")",
-                            peerMs: peer.cpuPerSecond * 1000,
+                            peerMs: peer.steady.cpuPerSecond * 1000,
                             check: Check(text: appCheck + "; \(sink): \(peer.drops)", failed: false),
                             note: "app/\(sink) = \(Format.fixed(ratio, 2))× (aim ≤ \(Format.fixed(aim, 1))×: \(ratio <= aim ? "met" : "not met")); "
+                                + "with each side's frame source taken out \(Format.fixed(oursDrawing, 0)) vs \(Format.fixed(peerDrawing, 0)) ms/s = "
+                                + "\(peerDrawing > 0 ? Format.fixed(oursDrawing / peerDrawing, 2) : "—")×; "
                                 + "CPU ms per second over the same \(seconds) s steady window on each side; " + appNote + "; "
-                                + "\(sink): `\(GStreamerPreview.pipeline(sink: sink, frames: 30 * (seconds + 2)).joined(separator: " "))`, \(peer.summary)"))
+                                + "\(sink): `\(GStreamerPreview.pipeline(sink: sink, frames: 30 * (seconds + 2)).joined(separator: " "))`, \(peer.summary); "
+                                + sources))
         }
         return rows
     }
 
-    /// CPU seconds per second of a running `child` over `seconds`, from 1 s after now.
-    func steadyCPU(_ child: ChildProcess, label: String) throws -> (cpu: Double, wall: Double, cpuPerSecond: Double) {
+    /// CPU seconds per second of a running `child` over `seconds`, from 1 s after now; the X
+    /// server's over the same window (drawing there is partly its work), and the child's threads'.
+    func steadyCPU(_ child: ChildProcess, session: HeadlessSession, label: String, window: Int? = nil) throws -> SteadyCPU {
         Sleep.seconds(1)
-        guard let cpu0 = child.cpuSecondsSoFar() else { throw CaptureBenchError(description: "\(label) ended early: \(child.errors.trimmed.suffix(300))") }
+        let threads0 = child.threadCPUSoFar()
+        guard let cpu0 = child.cpuSecondsSoFar(), let server0 = session.displayServerCPU else {
+            throw CaptureBenchError(description: "\(label) ended early: \(child.errors.trimmed.suffix(300))")
+        }
         let wall0 = Clock.now()
-        Sleep.seconds(Double(seconds))
-        guard let cpu1 = child.cpuSecondsSoFar() else { throw CaptureBenchError(description: "\(label) ended early: \(child.errors.trimmed.suffix(300))") }
+        Sleep.seconds(Double(window ?? seconds))
+        let threads1 = child.threadCPUSoFar()
+        guard let cpu1 = child.cpuSecondsSoFar(), let server1 = session.displayServerCPU else {
+            throw CaptureBenchError(description: "\(label) ended early: \(child.errors.trimmed.suffix(300))")
+        }
         let wall = Clock.now() - wall0
-        return (cpu1 - cpu0, wall, (cpu1 - cpu0) / wall)
+        let threads = threads1.map { ($0.key, $0.value - (threads0[$0.key] ?? 0)) }.filter { $0.1 > 0 }.sorted { $0.1 > $1.1 }
+        return SteadyCPU(cpu: cpu1 - cpu0, wall: wall, server: server1 - server0, threads: threads)
     }
 
     /// One GStreamer preview run: `seconds` + 2 s of frames (it ends by itself), CPU measured over
     /// the same window as the app's (from 1 s after the start, `seconds` long).
-    func gstreamerPreview(sink: String, session: HeadlessSession) throws -> GStreamerPreview {
-        let frames = AppBenchmark.fps * (seconds + 2)
+    func gstreamerPreview(sink: String, session: HeadlessSession, window: Int? = nil) throws -> GStreamerPreview {
+        let frames = AppBenchmark.fps * ((window ?? seconds) + 2)
         let messages = session.folder + "/gst-\(sink).txt"
         let child = try ChildProcess(GStreamerPreview.pipeline(sink: sink, frames: frames, messages: true), environment: session.environment,
                                      errorPath: session.folder + "/gst-\(sink)-errors.txt", standardOutput: .file(messages))
-        let steady = try steadyCPU(child, label: "gst-launch … ! \(sink)")
+        let steady = try steadyCPU(child, session: session, label: "gst-launch … ! \(sink)", window: window)
         guard let exit = child.wait(timeout: 60) else {
             child.stop()
             throw CaptureBenchError(description: "gst-launch … ! \(sink) did not end after its \(frames) frames")
@@ -190,7 +215,7 @@ struct AppBenchmark {
         guard exit.status == 0 else {
             throw CaptureBenchError(description: "gst-launch … ! \(sink) exited with \(exit.status): \(child.errors.trimmed.suffix(300))")
         }
-        return GStreamerPreview(cpu: steady.cpu, wall: steady.wall, exit: exit, frames: frames, messages: readFile(messages) ?? "")
+        return GStreamerPreview(steady: steady, exit: exit, frames: frames, messages: readFile(messages) ?? "")
     }
 
     // MARK: Shutter to library
@@ -323,21 +348,39 @@ struct AppBenchmark {
     }
 }
 
+/// CPU over a steady window of a child's run.
+struct SteadyCPU {
+    /// The child's CPU seconds (all threads).
+    let cpu: Double
+    /// The window's wall seconds.
+    let wall: Double
+    /// The X server's CPU seconds over the same window.
+    let server: Double
+    /// The child's CPU seconds by thread name, largest first.
+    let threads: [(String, Double)]
+
+    /// The child's CPU seconds per second.
+    var cpuPerSecond: Double { wall > 0 ? cpu / wall : 0 }
+
+    /// "by thread, ms/s: pinhole-camera 812, …": the four busiest threads (the main thread has the program's name).
+    var threadSummary: String {
+        "by thread, ms/s: " + threads.prefix(4).map { "\($0.0) \(Format.fixed($0.1 * 1000 / max(wall, 1e-9), 0))" }.joined(separator: ", ")
+    }
+
+    /// "123 ms/s".
+    var serverSummary: String { "\(Format.fixed(server * 1000 / max(wall, 1e-9), 0)) ms/s" }
+}
+
 /// What one GStreamer preview run cost and whether it kept up.
 struct GStreamerPreview {
-    /// CPU seconds over the steady window.
-    let cpu: Double
-    /// The steady window's wall seconds.
-    let wall: Double
+    /// CPU over the steady window.
+    let steady: SteadyCPU
     /// The whole run, from wait4.
     let exit: ChildProcess.Exit
     /// Frames the source made (num-buffers).
     let frames: Int
     /// What `gst-launch -m` printed (bus messages, QoS among them).
     let messages: String
-
-    /// CPU seconds per second over the steady window.
-    var cpuPerSecond: Double { wall > 0 ? cpu / wall : 0 }
 
     /// The pipeline: the brief's command with `num-buffers` so that it ends by itself, and `-m`
     /// (bus messages to standard output) when `messages`, to read the QoS drop counts.
@@ -373,7 +416,8 @@ struct GStreamerPreview {
 
     /// The window and the whole run, for the note.
     var summary: String {
-        "CPU \(Format.fixed(cpu, 2)) s over \(Format.fixed(wall, 1)) s from 1 s after its start; whole process (wait4) "
+        "CPU \(Format.fixed(steady.cpu, 2)) s over \(Format.fixed(steady.wall, 1)) s from 1 s after its start (\(steady.threadSummary); "
+            + "Xvfb meanwhile \(steady.serverSummary)); whole process (wait4) "
             + "\(Format.fixed(exit.cpuSeconds, 2)) s CPU in \(Format.fixed(exit.wallSeconds, 1)) s; draws at 1920×1080, unscaled"
     }
 }
@@ -392,6 +436,8 @@ final class HeadlessSession {
     var library: String { folder + "/library" }
     private let xvfb: ChildProcess
     private let bus: ChildProcess
+    /// The X server's CPU seconds so far.
+    var displayServerCPU: Double? { xvfb.cpuSecondsSoFar() }
     private var stopped = false
 
     /// Starts Xvfb and dbus-daemon, compiles the schema from `schemas` (the source tree's data/)
