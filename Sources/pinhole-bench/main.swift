@@ -19,10 +19,12 @@ struct Options {
     var libraryFiles: Int?
     /// Seconds the recording stage records on each side (nil: 60, or 10 with `--quick`).
     var recordSeconds: Int?
+    /// Seconds the camera app stage measures the preview's CPU on each side (nil: 30, or 10 with `--quick`).
+    var appSeconds: Int?
 
     /// The usage text.
     static let usage = """
-        usage: pinhole-bench [--runs N] [--quick] [--only STAGE-SUBSTRING] [--library-files N] [--record-seconds N] [--markdown] [--list]
+        usage: pinhole-bench [--runs N] [--quick] [--only STAGE-SUBSTRING] [--library-files N] [--record-seconds N] [--app-seconds N] [--markdown] [--list]
           --runs N        timed runs per contender, the median is shown (default 15; 5 with --quick)
           --quick         fewer runs and 1080p only, for CI smoke runs
           --only TEXT     only stages whose name contains TEXT, ignoring case ("->" matches "→")
@@ -33,6 +35,9 @@ struct Options {
                           seconds the recording stage records with pinhole and with ffmpeg, each
                           (default 60; 10 with --quick); it runs the `pinhole` built next to this
                           program (scripts/bench builds both) and needs about 260 MB free in /tmp
+          --app-seconds N seconds the camera app stage measures the preview's CPU, the app's and each
+                          GStreamer peer's (default 30; 10 with --quick); it runs the `pinhole-camera`
+                          built next to this program under an Xvfb and a session bus of its own
           --markdown      print the table as Markdown
           --list          list the stages and exit
         """
@@ -69,6 +74,12 @@ struct Options {
                     throw Invalid(description: "--record-seconds needs a whole number from 1 to 3600, not '\(text)'")
                 }
                 options.recordSeconds = seconds
+            case "--app-seconds":
+                let text = try value(argument)
+                guard let seconds = Int(text), (1...3600).contains(seconds) else {
+                    throw Invalid(description: "--app-seconds needs a whole number from 1 to 3600, not '\(text)'")
+                }
+                options.appSeconds = seconds
             case "--quick": options.quick = true
             case "--only": options.only = try value(argument)
             case "--markdown": options.markdown = true

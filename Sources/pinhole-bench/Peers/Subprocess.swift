@@ -68,7 +68,7 @@ enum Subprocess {
     /// Spawn attributes with an empty signal mask: the bench blocks SIGINT and friends in its own
     /// threads (see `removeOnInterrupt`), a tool gets the default, so Ctrl-C still stops it. The
     /// caller destroys them.
-    private static func spawnAttributes(newProcessGroup: Bool) -> posix_spawnattr_t {
+    static func spawnAttributes(newProcessGroup: Bool) -> posix_spawnattr_t {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         var unblocked = sigset_t()

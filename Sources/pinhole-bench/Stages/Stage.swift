@@ -37,6 +37,7 @@ struct Stage {
             .libraryImport,
             .libraryListing,
             .libraryColdThumbnail,
+            .cameraApp,
         ]
     }
 
@@ -71,6 +72,9 @@ final class Bench {
 
     /// Seconds the recording stage records on each side: `--record-seconds`, else 60 (10 with `--quick`).
     var recordSeconds: Int { options.recordSeconds ?? (options.quick ? 10 : 60) }
+
+    /// Seconds the camera app stage measures the preview's CPU on each side: `--app-seconds`, else 30 (10 with `--quick`).
+    var appSeconds: Int { options.appSeconds ?? (options.quick ? 10 : 30) }
 
     /// Sets up a bench run.
     init(options: Options, machine: Machine, scratch: String) {
