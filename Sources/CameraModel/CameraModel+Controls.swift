@@ -111,23 +111,28 @@ extension CameraModel {
             .first
     }
 
+    /// Within a configuration of `session`: the chosen video mode when `camera` streams it (its
+    /// format made active, the preset following the input), else the default preset.
+    nonisolated static func chooseStream(_ mode: VideoMode?, on camera: CaptureDevice, in session: CaptureSession) throws(CaptureError) {
+        guard let mode, let (format, interval) = streamFormat(mode, on: camera) else {
+            session.sessionPreset = .high
+            return
+        }
+        try camera.lockForConfiguration()
+        defer { camera.unlockForConfiguration() }
+        try camera.setActiveFormat(format, frameInterval: interval)
+        session.sessionPreset = .inputPriority
+    }
+
     /// Makes the session stream the chosen video mode (or the default preset).
     func applyVideoMode() async {
         guard let camera else { return }
         let wanted = videoMode
         let session = self.session
-        let format = wanted.flatMap { Self.streamFormat($0, on: camera) }
         let failure = await Task.detached { () -> CaptureError? in
             do throws(CaptureError) {
                 session.beginConfiguration()
-                if let (format, interval) = format {
-                    try camera.lockForConfiguration()
-                    defer { camera.unlockForConfiguration() }
-                    try camera.setActiveFormat(format, frameInterval: interval)
-                    session.sessionPreset = .inputPriority
-                } else {
-                    session.sessionPreset = .high
-                }
+                try CameraModel.chooseStream(wanted, on: camera, in: session)
                 session.commitConfiguration()
                 return nil
             } catch {

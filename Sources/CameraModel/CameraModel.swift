@@ -214,15 +214,7 @@ public final class CameraModel {
                 session.beginConfiguration()
                 for old in session.inputs { session.removeInput(old) }
                 session.addInput(input)
-                // The chosen video mode, when this camera streams it; else the default preset.
-                if let mode = wanted, let (format, interval) = CameraModel.streamFormat(mode, on: device) {
-                    try device.lockForConfiguration()
-                    defer { device.unlockForConfiguration() }
-                    try device.setActiveFormat(format, frameInterval: interval)
-                    session.sessionPreset = .inputPriority
-                } else {
-                    session.sessionPreset = .high
-                }
+                try CameraModel.chooseStream(wanted, on: device, in: session)
                 session.commitConfiguration()
                 try await session.start()
                 return .success(())

@@ -52,20 +52,8 @@ final class ControlBar {
         gtk_box_append(cast(middle), shutter)
 
         let right = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)
-        pause = gtk_button_new_from_icon_name("media-playback-pause-symbolic")
-        addClass(pause, "circular")
-        addClass(pause, "osd")
-        addClass(pause, "round-control")
-        gtk_widget_set_valign(pause, GTK_ALIGN_CENTER)
-        label(pause, L("Pause Recording"))
-        gtk_actionable_set_action_name(cast(pause), "app.pause")
-        switchCamera = gtk_button_new_from_icon_name("camera-switch-symbolic")
-        addClass(switchCamera, "circular")
-        addClass(switchCamera, "osd")
-        addClass(switchCamera, "round-control")
-        gtk_widget_set_valign(switchCamera, GTK_ALIGN_CENTER)
-        label(switchCamera, L("Switch Camera"))
-        gtk_actionable_set_action_name(cast(switchCamera), "app.switch-camera")
+        pause = ControlBar.roundButton(icon: "media-playback-pause-symbolic", name: L("Pause Recording"), action: "app.pause")
+        switchCamera = ControlBar.roundButton(icon: "camera-switch-symbolic", name: L("Switch Camera"), action: "app.switch-camera")
         gtk_box_append(cast(right), pause)
         gtk_box_append(cast(right), switchCamera)
 
@@ -75,6 +63,16 @@ final class ControlBar {
     }
 
     private var shown: [String] = []
+
+    /// A round, icon-only on-screen button for `action`, named for screen readers.
+    static func roundButton(icon: String, name: String, action: String) -> Widget {
+        let button = gtk_button_new_from_icon_name(icon)!
+        for style in ["circular", "osd", "round-control"] { addClass(button, style) }
+        gtk_widget_set_valign(button, GTK_ALIGN_CENTER)
+        label(button, name)
+        gtk_actionable_set_action_name(cast(button), action)
+        return button
+    }
 
     /// Shows the model's state (only what changed is touched, as in `HeaderControls`).
     func update(_ model: CameraModel) {
