@@ -186,7 +186,9 @@ extension VirtualCameraSuites {
             try press(VividControl.disconnect, on: device)
             #expect(await waitForEvent(events, seconds: patience) { $0 == .interrupted(.deviceDisconnected) } != nil)
             #expect(await waitForEvent(events, seconds: patience) { $0 == .interruptionEnded } != nil)
-            #expect(await frames(from: output, count: 2, seconds: patience).infos.count == 2)
+            let before = session.statistics
+            let again = await frames(from: output, count: 2, seconds: patience)
+            #expect(again.infos.count == 2, "after reconnecting: \(before) then \(session.statistics); output delivered \(output.deliveredFrameCount), dropped \(output.droppedFrameCount); running \(session.isRunning), interrupted \(session.isInterrupted)")
             session.stopRunning()
             #expect(!session.isRunning)
         }
