@@ -89,6 +89,10 @@ public final class CameraModel {
     private var watchers: [Task<Void, Never>] = []
     private var wantsCamera = true
     private var generation = 0
+    /// Follows the accelerometer for the camera in use (see CameraModel+Rotation).
+    var rotationTask: Task<Void, Never>?
+    /// The angles from the accelerometer for the camera in use (0, 0 without one).
+    var deviceAngles = RotationCoordinator.Angles(preview: 0, capture: 0)
 
     /// A model over `library` (the user's by default) with `preferences`; `testCameras` offers the
     /// virtual cameras from the start. Nothing is opened until `start()`.
@@ -141,6 +145,7 @@ public final class CameraModel {
             try? await Task.sleep(for: .milliseconds(50))
         }
         for watcher in watchers { watcher.cancel() }
+        rotationTask?.cancel()
         await session.stop()
     }
 
@@ -223,6 +228,7 @@ public final class CameraModel {
             }
         }.value
         guard attempt == generation else { return }
+        if camera?.uniqueID != device.uniqueID || rotationTask == nil { followRotation(of: device) }
         camera = device
         preferences.setString(PreferenceKey.lastCamera, device.uniqueID)
         applyMirroring()
@@ -264,8 +270,9 @@ public final class CameraModel {
     /// Whether there is another camera to switch to.
     public var canSwitchCamera: Bool { cameras.count > 1 }
 
-    private func applyMirroring() {
+    func applyMirroring() {
         video.connection.isVideoMirroredOverride = preferences.bool(PreferenceKey.mirrorFront) ? nil : false
+        applyRotation()
     }
 
     // MARK: Watching
@@ -628,6 +635,15 @@ public final class CameraModel {
     }
 
     // MARK: Helpers
+
+    /// Makes the preview's frames no larger than `width`×`height` pixels (the view's size on
+    /// screen, aspect ratio kept), so the view draws each frame 1:1 instead of scaling it on the
+    /// UI thread; 0 (a view not yet laid out) delivers the camera's size.
+    public func setPreviewSize(width: Int, height: Int) {
+        let limit = width > 0 && height > 0 ? CaptureDevice.Dimensions(width: width, height: height) : nil
+        guard video.videoSettings.maximumDimensions != limit else { return }
+        video.videoSettings.maximumDimensions = limit
+    }
 
     /// Frames that reached the preview's queue so far (tests and the benchmark).
     public var previewFrameCount: Int { preview.frameCount }

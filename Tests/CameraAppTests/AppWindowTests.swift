@@ -1,3 +1,4 @@
+import Capture
 import Foundation
 import Glibc
 import Media
@@ -78,6 +79,33 @@ struct AppWindowTests {
         let shot = try session.screenshot()
         let blue = (0..<95).map { shot.mean(x: 10 + $0 * 10, y: 560, side: 6) }.contains { $0.b > 180 && $0.r < 80 && $0.g < 150 && $0.g > 60 }
         #expect(blue, "no blue square in the back camera's picture")
+    }
+
+    /// Whether the bars run down the preview in order, white at the top (the picture turned a
+    /// quarter clockwise): read down a column just right of the shutter button.
+    static func barsDownTheMiddle(_ shot: PixelBuffer) -> Bool {
+        var seen: [Int] = []
+        for y in stride(from: 60, through: 712, by: 4) {
+            let p = shot.mean(x: 560, y: y, side: 4)
+            guard let bar = bars.firstIndex(where: { abs(p.r - $0.0) <= 24 && abs(p.g - $0.1) <= 24 && abs(p.b - $0.2) <= 24 }) else { continue }
+            if seen.last != bar { seen.append(bar) }
+        }
+        return seen == Array(0..<8)
+    }
+
+    @Test("held turned (a stand-in accelerometer says left-up): the back camera's preview turns a quarter, the photo carries it as EXIF orientation; turned back, the preview follows")
+    func followsRotation() throws {
+        let sensor = try FakeSensorBus(orientation: "left-up", publish: false)
+        let session = try AppSession(preferences: ["last-camera": "'\(VirtualCamera.backID)'"], extra: ["DBUS_SYSTEM_BUS_ADDRESS": sensor.address])
+        try session.launch()
+        #expect(try waitFor(seconds: 30) { Self.barsDownTheMiddle(try session.screenshot()) }, session.describePreview())
+        try session.key("space")
+        #expect(waitFor(seconds: 30) { session.files(in: session.photos).count == 1 }, "no photo in \(session.photos)")
+        let photo = try #require(session.files(in: session.photos).first)
+        let tags = try ExifTool.locate().tags(URL(fileURLWithPath: photo))
+        #expect(jsonNumber(tags["EXIF:Orientation"]) == 6, "a quarter clockwise is EXIF orientation 6: \(tags["EXIF:Orientation"] ?? "none")")
+        try sensor.turn("normal")
+        #expect(try Self.waitForPreview(session, mirrored: false), session.describePreview())
     }
 
     @Test("a mono filter turns the preview and the saved photo grey")

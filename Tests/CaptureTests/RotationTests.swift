@@ -4,42 +4,6 @@ import Media
 import Testing
 import TestSupport
 
-/// A private D-Bus daemon with the stand-in iio-sensor-proxy, published as the system bus.
-final class FakeSensorBus {
-    let daemon: BackgroundProcess
-    var service: BackgroundProcess?
-    let address: String
-
-    init(orientation: String = "normal") throws {
-        daemon = try BackgroundProcess(["/usr/bin/dbus-daemon", "--session", "--nofork", "--print-address=1"])
-        try #require(daemon.waitForOutput(containing: "unix:"), "dbus-daemon did not start: install dbus-daemon (scripts/setup)")
-        address = daemon.output.trimmingCharacters(in: .whitespacesAndNewlines)
-        setenv("DBUS_SYSTEM_BUS_ADDRESS", address, 1)
-        try startService(orientation: orientation)
-    }
-
-    func startService(orientation: String) throws {
-        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/fake-sensor-proxy.py").path
-        let service = try BackgroundProcess(["/usr/bin/python3", fixture, orientation], environment: ["DBUS_SYSTEM_BUS_ADDRESS": address])
-        try #require(service.waitForOutput(containing: "ready"), "the stand-in sensor service did not start (python3-dbus, python3-gi)")
-        self.service = service
-    }
-
-    /// Turns the "device" through the stand-in's test method, as a person turning it would.
-    func turn(_ orientation: String) throws {
-        let result = try runTool("gdbus", ["call", "--address", address, "--dest", "net.hadess.SensorProxy", "--object-path", "/net/hadess/SensorProxy",
-                                           "--method", "net.hadess.SensorProxy.Test.SetOrientation", orientation])
-        try #require(result.status == 0, "\(result.stderr)")
-    }
-
-    deinit {
-        service?.stop()
-        daemon.stop()
-        setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/pinhole-test-bus", 1)
-    }
-}
-
 /// Waits until `coordinator`'s angles equal `expected`, up to `seconds`.
 func waitForAngles(_ coordinator: RotationCoordinator, preview: Double, capture: Double, seconds: Double = patience) async -> Bool {
     await waitUntil(seconds: seconds) { coordinator.currentAngles == RotationCoordinator.Angles(preview: preview, capture: capture) }

@@ -146,6 +146,28 @@ extension VirtualCameraSuites {
             #expect(top.r > 180 && top.g > 180 && top.b > 180, "\(top)")
         }
 
+        @Test("maximumDimensions scales frames down to fit, aspect kept, after mirroring and rotation; never up")
+        func scaledToFit() async throws {
+            let (session, output) = try runningSession(front)
+            defer { session.stopRunning() }
+            output.videoSettings = .init(pixelFormat: .bgra, maximumDimensions: .init(width: 320, height: 320))
+            let small = try #require(await Capture_Tests_frames(output, 2).last)
+            #expect(small.imageBuffer.width == 320 && small.imageBuffer.height == 240)
+            // Mirrored: the black bar (the last of eight, 40 px wide at this size) is on the left.
+            let left = small.imageBuffer.bgraPixel(x: 10, y: 120)
+            #expect(left.r < 30 && left.g < 30 && left.b < 30, "\(left)")
+            output.connection.videoRotationAngle = 90
+            let turned = try #require(await Capture_Tests_frames(output, 3).last)
+            #expect(turned.imageBuffer.width == 240 && turned.imageBuffer.height == 320 && turned.rotationAngle == 90 && turned.isMirrored)
+            // Mirrored, then turned clockwise: the black bar runs along the top.
+            let top = turned.imageBuffer.bgraPixel(x: 120, y: 10)
+            #expect(top.r < 30 && top.g < 30 && top.b < 30, "\(top)")
+            output.connection.videoRotationAngle = 0
+            output.videoSettings.maximumDimensions = .init(width: 4000, height: 4000)
+            let full = try #require(await Capture_Tests_frames(output, 3).last)
+            #expect(full.imageBuffer.width == 640 && full.imageBuffer.height == 480)
+        }
+
         @Test("a busy camera, a failing start and an unplugged camera give clear errors and events")
         func startFailures() async throws {
             let session = CaptureSession()

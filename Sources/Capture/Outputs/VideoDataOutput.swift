@@ -22,12 +22,28 @@ extension VideoDataOutputSampleBufferDelegate {
 /// makes the new one drop (counted in `droppedFrameCount`) when `alwaysDiscardsLateVideoFrames`
 /// is true (the default); otherwise frames queue up to the pool's size and then drop.
 public final class VideoDataOutput: FrameConsumer {
-    /// The pixel format of delivered frames.
+    /// The pixel format and largest size of delivered frames.
     public struct Settings: Sendable, Equatable {
         /// The format; nil keeps the camera's own (MJPEG frames then arrive as compressed payloads).
         public var pixelFormat: PixelFormat?
-        /// Settings with `pixelFormat` (BGRA by default, as displays want).
-        public init(pixelFormat: PixelFormat? = .bgra) { self.pixelFormat = pixelFormat }
+        /// The largest frame to deliver, after rotation: larger frames are scaled down (bilinear)
+        /// to fit inside, aspect ratio kept, never up; nil delivers the camera's size. A preview
+        /// asks for its size on screen, so the UI draws each frame 1:1 instead of scaling it on
+        /// its own thread. Applies to BGRA, RGBA, I420 and GREY.
+        public var maximumDimensions: CaptureDevice.Dimensions?
+        /// Settings with `pixelFormat` (BGRA by default, as displays want), scaled to fit `maximumDimensions`.
+        public init(pixelFormat: PixelFormat? = .bgra, maximumDimensions: CaptureDevice.Dimensions? = nil) {
+            self.pixelFormat = pixelFormat
+            self.maximumDimensions = maximumDimensions
+        }
+
+        /// The size a `width`×`height` frame is delivered at (already rotated).
+        func deliveredSize(width: Int, height: Int) -> (width: Int, height: Int) {
+            guard let limit = maximumDimensions, limit.width > 0, limit.height > 0,
+                  width > limit.width || height > limit.height else { return (width, height) }
+            let scale = min(Double(limit.width) / Double(width), Double(limit.height) / Double(height))
+            return (max(1, Int((Double(width) * scale).rounded())), max(1, Int((Double(height) * scale).rounded())))
+        }
     }
 
     private struct State {
@@ -37,8 +53,8 @@ public final class VideoDataOutput: FrameConsumer {
         var queue: DispatchQueue?
         var continuation: AsyncStream<SampleBuffer>.Continuation?
         var pool: PixelBufferPool?
-        var scratch: PixelBuffer?
-        var second: PixelBuffer?
+        /// One reused intermediate buffer per step before the last (convert, scale, mirror).
+        var scratch: [PixelBuffer?] = []
         var delivered = 0
         var dropped = 0
     }
@@ -96,8 +112,7 @@ public final class VideoDataOutput: FrameConsumer {
     func streamWillStart(_ configuration: StreamConfiguration, device: CaptureDevice) throws(CaptureError) {
         state.withLock {
             $0.pool = nil
-            $0.scratch = nil
-            $0.second = nil
+            $0.scratch = []
         }
     }
 
@@ -112,17 +127,23 @@ public final class VideoDataOutput: FrameConsumer {
         guard connection.isEnabled else { return }
         let mirrored = connection.isVideoMirrored(for: context.device)
         let rotation = (try? Rotation(degrees: Int(connection.videoRotationAngle))) ?? .none
-        let (target, discardsLate, hasConsumer) = state.withLock { ($0.settings.pixelFormat ?? frame.buffer.format, $0.discardsLate, $0.delegate != nil || $0.continuation != nil) }
+        let (settings, discardsLate, hasConsumer) = state.withLock { ($0.settings, $0.discardsLate, $0.delegate != nil || $0.continuation != nil) }
+        let target = settings.pixelFormat ?? frame.buffer.format
         guard hasConsumer else { return }
         if discardsLate, inFlight.load(ordering: .acquiring) > 0, state.withLock({ $0.delegate != nil }) {
             drop()
             return
         }
-        // Mirroring and rotation work on BGRA, I420 and GREY; other formats go untransformed.
-        let transformable = [PixelFormat.bgra, .rgba, .i420, .grey].contains(target)
+        // Mirroring, rotation and scaling work on BGRA, RGBA, I420 and GREY; other formats go as they are.
+        let transformable = switch target {
+        case .bgra, .rgba, .i420, .grey: true
+        default: false
+        }
         let doMirror = mirrored && transformable, doRotate = rotation != .none && transformable
-        let outW = doRotate && rotation.swapsDimensions ? frame.buffer.height : frame.buffer.width
-        let outH = doRotate && rotation.swapsDimensions ? frame.buffer.width : frame.buffer.height
+        let turned = doRotate && rotation.swapsDimensions
+        let (outW, outH) = transformable
+            ? settings.deliveredSize(width: turned ? frame.buffer.height : frame.buffer.width, height: turned ? frame.buffer.width : frame.buffer.height)
+            : (frame.buffer.width, frame.buffer.height)
         guard let output = buffer(format: target, width: outW, height: outH, compressed: frame.buffer.format == .mjpeg ? frame.buffer.capacity : nil) else {
             drop()
             return
@@ -132,18 +153,33 @@ public final class VideoDataOutput: FrameConsumer {
                 guard frame.buffer.payloadSize <= output.capacity else { drop(); return }
                 output.baseAddress.copyMemory(from: frame.buffer.baseAddress, byteCount: frame.buffer.payloadSize)
                 output.payloadSize = frame.buffer.payloadSize
-            } else if !doMirror && !doRotate {
-                try converter.convert(frame.buffer, into: output)
             } else {
-                let (scratch, second) = try scratchBuffers(format: target, width: frame.buffer.width, height: frame.buffer.height)
-                try converter.convert(frame.buffer, into: scratch)
-                if doMirror && doRotate {
-                    try PixelTransform.mirror(scratch, into: second)
-                    try PixelTransform.rotate(second, by: rotation, into: output)
-                } else if doMirror {
-                    try PixelTransform.mirror(scratch, into: output)
-                } else {
-                    try PixelTransform.rotate(scratch, by: rotation, into: output)
+                // Convert, then scale while the picture is still unturned (fewer pixels for the
+                // rest), mirror, rotate: each step but the last into its own reused buffer.
+                let (unturnedW, unturnedH) = turned ? (outH, outW) : (outW, outH)
+                let scales = unturnedW != frame.buffer.width || unturnedH != frame.buffer.height
+                let steps = 1 + (scales ? 1 : 0) + (doMirror ? 1 : 0) + (doRotate ? 1 : 0)
+                var step = 0, source = frame.buffer
+                func next(_ width: Int, _ height: Int) throws(MediaError) -> PixelBuffer {
+                    defer { step += 1 }
+                    return step == steps - 1 ? output : try scratchBuffer(step, format: target, width: width, height: height)
+                }
+                var into = try next(frame.buffer.width, frame.buffer.height)
+                try converter.convert(source, into: into)
+                source = into
+                if scales {
+                    into = try next(unturnedW, unturnedH)
+                    try PixelTransform.scale(source, into: into)
+                    source = into
+                }
+                if doMirror {
+                    into = try next(source.width, source.height)
+                    try PixelTransform.mirror(source, into: into)
+                    source = into
+                }
+                if doRotate {
+                    into = try next(outW, outH)
+                    try PixelTransform.rotate(source, by: rotation, into: into)
                 }
             }
         } catch {
@@ -208,15 +244,14 @@ public final class VideoDataOutput: FrameConsumer {
         }
     }
 
-    /// Two reused intermediate buffers for mirror + rotate.
-    private func scratchBuffers(format: PixelFormat, width: Int, height: Int) throws(MediaError) -> (PixelBuffer, PixelBuffer) {
-        try state.withLock { state throws(MediaError) -> (PixelBuffer, PixelBuffer) in
-            if let a = state.scratch, let b = state.second, a.format == format, a.width == width, a.height == height { return (a, b) }
-            let a = try PixelBuffer(format: format, width: width, height: height, rowAlignment: 64)
-            let b = try PixelBuffer(format: format, width: width, height: height, rowAlignment: 64)
-            state.scratch = a
-            state.second = b
-            return (a, b)
+    /// The reused intermediate buffer of step `index` (made again only when its shape changes).
+    private func scratchBuffer(_ index: Int, format: PixelFormat, width: Int, height: Int) throws(MediaError) -> PixelBuffer {
+        try state.withLock { state throws(MediaError) -> PixelBuffer in
+            while state.scratch.count <= index { state.scratch.append(nil) }
+            if let buffer = state.scratch[index], buffer.format == format, buffer.width == width, buffer.height == height { return buffer }
+            let buffer = try PixelBuffer(format: format, width: width, height: height, rowAlignment: 64)
+            state.scratch[index] = buffer
+            return buffer
         }
     }
 }

@@ -21,7 +21,7 @@ final class CameraWindow {
 
     init(application: UnsafeMutablePointer<GtkApplication>, model: CameraModel) {
         self.model = model
-        preview = PreviewArea(mailbox: model.mailbox)
+        preview = PreviewArea(mailbox: model.mailbox) { [unowned model] width, height in model.setPreviewSize(width: width, height: height) }
         header = HeaderControls(model: model)
         window = adw_application_window_new(application)
         gtk_window_set_title(cast(window), L("Camera"))

@@ -17,9 +17,13 @@ final class PreviewArea {
     private let mailbox: FrameMailbox
     /// Frames drawn so far (the benchmark and tests read it).
     private(set) var drawnFrames = 0
+    /// Told the picture's size in device pixels whenever it changes (frames are then made that size).
+    private let onResize: (_ width: Int, _ height: Int) -> Void
+    private var shownSize = (width: 0, height: 0)
 
-    init(mailbox: FrameMailbox) {
+    init(mailbox: FrameMailbox, onResize: @escaping (_ width: Int, _ height: Int) -> Void) {
         self.mailbox = mailbox
+        self.onResize = onResize
         widget = gtk_overlay_new()
         picture = gtk_picture_new()
         gtk_picture_set_content_fit(cast(picture), GTK_CONTENT_FIT_CONTAIN)
@@ -83,6 +87,12 @@ final class PreviewArea {
     /// Shows the newest frame: its pooled memory is lent to a texture (no copy) and given back
     /// to the pool when GTK lets go of the texture.
     func drawNewest() {
+        let scale = Int(gtk_widget_get_scale_factor(picture))
+        let onScreen = (width: Int(gtk_widget_get_width(picture)) * scale, height: Int(gtk_widget_get_height(picture)) * scale)
+        if onScreen != shownSize {
+            shownSize = onScreen
+            onResize(onScreen.width, onScreen.height)
+        }
         guard let frame = mailbox.take(), frame.format == .bgra else { return }
         let stride = Int(frame.bytesPerRow(ofPlane: 0))
         let size = stride * frame.height

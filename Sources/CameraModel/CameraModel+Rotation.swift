@@ -1,0 +1,44 @@
+import Capture
+
+/// Keeping the picture level as the device turns (Linux phones and convertibles): the
+/// accelerometer's angles, through `RotationCoordinator`, go on the preview's connection and on
+/// the photo's and movie's (saved as EXIF orientation and the movie's display matrix).
+///
+/// The preview angle is the coordinator's, which assumes what phone compositors do by default:
+/// the screen turns with the device, so the window stays upright for the user. With the
+/// screen's rotation locked, the window turns with the device and the preview would need only
+/// the sensor's mounting; GTK 4.8 does not tell the app which case it is in.
+extension CameraModel {
+    /// Follows the accelerometer for `device` from now on (off the main thread: the coordinator
+    /// waits briefly for the sensor's first reading). Without a sensor the angles stay 0.
+    func followRotation(of device: CaptureDevice) {
+        rotationTask?.cancel()
+        rotationTask = Task { [weak self] in
+            let coordinator = await Task.detached { RotationCoordinator(device: device) }.value
+            defer { coordinator.stop() }
+            for await angles in coordinator.angles() {
+                guard let self, !Task.isCancelled else { return }
+                self.deviceAngles = angles
+                self.applyRotation()
+                self.changed()
+            }
+        }
+    }
+
+    /// The preview's angle now, in degrees clockwise (tests read it).
+    public var previewRotation: Int { Int(video.connection.videoRotationAngle) }
+
+    /// The angle saved with photos now, in degrees clockwise (tests read it).
+    public var captureRotation: Int { Int(photos.connection.videoRotationAngle) }
+
+    /// Sets the connections' angles from the accelerometer's and the mirroring preference. A
+    /// recording keeps the angle it started with.
+    func applyRotation() {
+        // The coordinator's preview angle is for a mirrored front preview; unmirrored, the
+        // preview turns as captures do.
+        let mirrored = camera.map { video.connection.isVideoMirrored(for: $0) } ?? false
+        video.connection.videoRotationAngle = mirrored ? deviceAngles.preview : deviceAngles.capture
+        photos.connection.videoRotationAngle = deviceAngles.capture
+        if !isRecording { movies.connection.videoRotationAngle = deviceAngles.capture }
+    }
+}
