@@ -357,6 +357,12 @@ public final class CameraModel {
     }
 
     /// Re-reads preferences that change how the camera works (mirroring).
+    /// The microphones a recording can take sound from (asked off the main thread: the sound
+    /// server may take up to two seconds to answer; none without one).
+    public func microphones() async -> [Microphone] {
+        await Task.detached { Microphone.DiscoverySession().devices }.value
+    }
+
     public func preferencesChanged() {
         applyMirroring()
         changed()

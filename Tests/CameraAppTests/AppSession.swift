@@ -142,16 +142,18 @@ final class AppSession: @unchecked Sendable {
         return folder
     }
 
-    /// The app's window, as xdotool finds it by title.
-    func windowID() -> String? {
-        let result = try? runTool("xdotool", ["search", "--onlyvisible", "--name", title], environment: ["DISPLAY": display])
+    /// The app's window (or its window titled `named`, a regular expression), as xdotool finds it by title.
+    func windowID(named: String? = nil) -> String? {
+        let result = try? runTool("xdotool", ["search", "--onlyvisible", "--name", named ?? title], environment: ["DISPLAY": display])
         return result?.stdout.split(separator: "\n").first.map(String.init)
     }
 
-    /// Presses a key in the window (xdotool, real X input).
-    func key(_ name: String) throws {
-        let window = try #require(windowID())
-        _ = try runTool("xdotool", ["windowactivate", "--sync", window], environment: ["DISPLAY": display])
+    /// Presses a key in the window (or in the window titled `window`; xdotool, real X input).
+    func key(_ name: String, window named: String? = nil) throws {
+        let window = try #require(windowID(named: named), "no window titled \(named ?? title)")
+        // Xvfb runs no window manager: nothing gives the focus back when a dialog closes, and
+        // windowactivate (a request to the window manager) does nothing, so set it directly.
+        _ = try runTool("xdotool", ["windowfocus", "--sync", window], environment: ["DISPLAY": display])
         let result = try runTool("xdotool", ["key", "--window", window, name], environment: ["DISPLAY": display])
         #expect(result.status == 0, "\(result.stderr)")
         usleep(500_000)  // xdotool input closer than ~250 ms to the previous one is lost

@@ -101,6 +101,33 @@ struct AppPreferenceTests {
         #expect(shutter.status == 0, "not in video mode: \(shutter.stderr)")
     }
 
+    @Test("the microphone chosen in Preferences is listed there and is the one a video records (880 Hz, not the default's 440 Hz)")
+    func chosenMicrophone() throws {
+        let sound = try PrivateSoundServer()
+        let loaded = try runTool("pactl", ["--server", sound.address, "load-module", "module-sine-source", "source_name=high", "frequency=880", "rate=48000"])
+        try #require(loaded.status == 0, "\(loaded.stderr)")
+        let session = try AppSession(preferences: ["microphone": "'high'", "mode": "'video'"], extra: ["PULSE_SERVER": sound.address])
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        // Preferences (Ctrl+,) list the sound server's microphones, the chosen one selected.
+        try session.key("ctrl+comma")
+        let listed = try session.accessibility("print(find('Sine source at 880 Hz').name)")
+        #expect(listed.status == 0, "\(listed.stderr)")
+        try session.key("Escape", window: "^Preferences$")
+        #expect(waitFor(seconds: 30) { session.windowID(named: "^Preferences$") == nil }, "the preferences window did not close")
+        try session.key("space")
+        let recording = try session.accessibility("print(find('Stop Recording', pyatspi.ROLE_PUSH_BUTTON).name)")
+        #expect(recording.status == 0, "\(recording.stderr); the app said: \(session.app?.errors ?? "")")
+        usleep(2_000_000)
+        try session.key("space")
+        #expect(try session.accessibility("print(find('Start Recording', pyatspi.ROLE_PUSH_BUTTON).name)").status == 0)
+        let movie = try #require(session.files(in: session.videos).first { $0.hasSuffix(".mp4") })
+        let samples = try decodedSound(movie)
+        try #require(samples.count > 48_000, "\(samples.count) samples")
+        let high = goertzel(samples, frequency: 880, rate: 48000), low = goertzel(samples, frequency: 440, rate: 48000)
+        #expect(high > 100 * low, "880 Hz power \(high), 440 Hz power \(low)")
+    }
+
     @Test("in Simplified Chinese (LANG=zh_CN.UTF-8) the accessible names are translated")
     func chinese() throws {
         let locales = try AppSession.buildTranslations()

@@ -42,9 +42,45 @@ enum PreferencesWindow {
         }
         adw_action_row_add_suffix(cast(burst), spin)
         adw_preferences_group_add(cast(group), burst)
+        adw_preferences_group_add(cast(group), microphoneRow(model: model))
         adw_preferences_page_add(cast(page), cast(group))
         adw_preferences_window_add(cast(window), cast(page))
         if let parent { gtk_window_set_transient_for(cast(window), parent) }
         gtk_window_present(cast(window))
+    }
+
+    /// "Microphone": the default, or one of the sound server's microphones, filled in when the
+    /// server answers (a chosen microphone that is not plugged in stays listed, by its ID).
+    static func microphoneRow(model: CameraModel) -> Widget {
+        let store = model.preferences
+        let row = adw_combo_row_new()!
+        adw_preferences_row_set_title(cast(row), L("Microphone"))
+        adw_action_row_set_subtitle(cast(row), L("Where videos take their sound from"))
+        let names = gtk_string_list_new(nil)!
+        gtk_string_list_append(names, L("Default Microphone"))
+        adw_combo_row_set_model(cast(row), names)
+        g_object_unref(UnsafeMutableRawPointer(names))
+        gtk_widget_set_sensitive(row, 0)
+        // Held until the answer comes, so a window closed meanwhile does not free the row under it.
+        let keep = g_object_ref(UnsafeMutableRawPointer(row))
+        Task { @MainActor in
+            defer { g_object_unref(keep) }
+            let found = await model.microphones()
+            let chosen = store.string(PreferenceKey.microphone)
+            var ids = [""] + found.map(\.uniqueID)
+            for microphone in found { gtk_string_list_append(names, microphone.localizedName) }
+            if !chosen.isEmpty, !ids.contains(chosen) {
+                gtk_string_list_append(names, chosen)
+                ids.append(chosen)
+            }
+            adw_combo_row_set_selected(cast(row), guint(ids.firstIndex(of: chosen) ?? 0))
+            gtk_widget_set_sensitive(row, 1)
+            connect(UnsafeMutableRawPointer(row), "notify::selected") {
+                let index = Int(adw_combo_row_get_selected(cast(row)))
+                guard ids.indices.contains(index) else { return }
+                store.setString(PreferenceKey.microphone, ids[index])
+            }
+        }
+        return row
     }
 }
