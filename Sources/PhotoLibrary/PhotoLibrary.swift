@@ -29,10 +29,13 @@ public actor PhotoLibrary {
         self.location = location
         trash = Trash(folder: location.trash)
         for folder in [location.photos, location.videos, (location.index as NSString).deletingLastPathComponent] {
-            do { try AtomicFile.makeFolders(folder) } catch { throw .accessDenied(path: folder, reason: PhotoLibrary.reason(error)) }
+            do throws(MediaError) { try AtomicFile.makeFolders(folder) } catch {
+                guard case let .io(_, failure) = error else { throw .accessDenied(path: folder, failure: .permissionDenied) }
+                throw failure.isOutOfSpace ? .cannotWrite(path: folder, failure: failure) : .accessDenied(path: folder, failure: failure)
+            }
         }
         for folder in [location.photos, location.videos] where access(folder, R_OK | W_OK | X_OK) != 0 {
-            throw .accessDenied(path: folder, reason: "the folder is not readable and writable")
+            throw .accessDenied(path: folder, failure: FileFailure(errno: errno))
         }
         database = try PhotoLibrary.openIndex(at: location.index)
         PhotoLibrary.removeLeftovers(in: location.photos)
@@ -44,11 +47,6 @@ public actor PhotoLibrary {
     }
 
     deinit { thumbnailing?.cancel() }
-
-    private static func reason(_ error: MediaError) -> String {
-        if case let .io(_, reason) = error { return reason }
-        return error.description
-    }
 
     /// Opens the index; a damaged one (SQLite says corrupt or not a database, or quick_check
     /// fails) is moved aside and rebuilt: the files are the truth. Any other failure (busy,
@@ -420,7 +418,7 @@ public actor PhotoLibrary {
                     } else {
                         if videoOnly { throw LibraryError.unsupportedFile(path: path, reason: "it is not an MP4, MOV, WebM or MKV movie") }
                         let data: [UInt8]
-                        do { data = try FileBytes.read(path: path) } catch { throw LibraryError.unsupportedFile(path: path, reason: PhotoLibrary.reason(error)) }
+                        do { data = try FileBytes.read(path: path) } catch { throw LibraryError.reading(path, error) }
                         item = try writePhoto(data: data, name: path)
                     }
                     if moving { moves.append(path) }

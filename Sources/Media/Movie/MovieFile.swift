@@ -48,7 +48,7 @@ public final class MovieFile {
         self.path = path
         var head = [UInt8](repeating: 0, count: 64)
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+        guard descriptor >= 0 else { throw .io(path: path, failure: FileFailure(errno: errno)) }
         let got = read(descriptor, &head, head.count)
         close(descriptor)
         guard got > 0, let kind = MovieKind(sniffing: Array(head.prefix(got))) else {
