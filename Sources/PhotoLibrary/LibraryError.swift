@@ -16,6 +16,12 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
     case duplicate(path: String, existing: String)
     /// No asset has this identifier.
     case notFound(String)
+    /// No album has this name.
+    case albumNotFound(String)
+    /// An album of this name exists already.
+    case albumExists(String)
+    /// An album's name must be one line of text, not empty.
+    case invalidAlbumName(String)
     /// Writing a file failed (a full disk, permissions, …).
     case cannotWrite(path: String, failure: FileFailure)
     /// A file could not be moved to the Trash.
@@ -40,6 +46,9 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .cannotRead(path, failure): "Cannot read \(path): \(failure)."
         case let .duplicate(path, existing): "\(path) is already in the library as \(existing)."
         case let .notFound(id): "No photo or video '\(id)' in the library."
+        case let .albumNotFound(name): "No album '\(name)' in the library."
+        case let .albumExists(name): "An album named '\(name)' exists already."
+        case .invalidAlbumName: "An album's name must be one line of text, not empty."
         case let .cannotWrite(path, failure): "Cannot save \(path): \(failure)."
         case let .cannotTrash(path, failure): "\(path) could not be moved to the Trash: \(failure)."
         case let .damagedTrashEntry(path): "The Trash entry \(path) does not say where its file came from."

@@ -539,20 +539,29 @@ public actor PhotoLibrary {
             """).map { ($0[0].text ?? "", Int($0[1].integer ?? 0)) }
     }
 
-    /// Creates an album.
+    /// Creates an album named `name` (without leading and trailing spaces; one line, not empty).
     public func createAlbum(_ name: String) throws(LibraryError) {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, !trimmed.contains("\n") else { throw .unsupportedFile(path: name, reason: "an album needs a one-line name") }
-        guard try database.query("SELECT 1 FROM albums WHERE name = ?", [.text(trimmed)]).isEmpty else {
-            throw .index("an album named '\(trimmed)' exists already")
-        }
+        let trimmed = try PhotoLibrary.albumName(name)
+        guard try database.query("SELECT 1 FROM albums WHERE name = ?", [.text(trimmed)]).isEmpty else { throw .albumExists(trimmed) }
         try database.query("INSERT INTO albums (name) VALUES (?)", [.text(trimmed)])
     }
 
-    /// Renames an album.
+    /// Renames an album; the new name is checked as `createAlbum` checks one.
     public func renameAlbum(_ name: String, to newName: String) throws(LibraryError) {
         let id = try albumID(name)
-        try database.query("UPDATE albums SET name = ? WHERE id = ?", [.text(newName), .integer(id)])
+        let trimmed = try PhotoLibrary.albumName(newName)
+        guard try database.query("SELECT 1 FROM albums WHERE name = ? AND id != ?", [.text(trimmed), .integer(id)]).isEmpty else {
+            throw .albumExists(trimmed)
+        }
+        try database.query("UPDATE albums SET name = ? WHERE id = ?", [.text(trimmed), .integer(id)])
+    }
+
+    /// `name` without leading and trailing spaces, or `.invalidAlbumName` when that leaves
+    /// nothing or more than one line.
+    static func albumName(_ name: String) throws(LibraryError) -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, !trimmed.contains(where: \.isNewline) else { throw .invalidAlbumName(name) }
+        return trimmed
     }
 
     /// Deletes an album (its photos stay in the library).
@@ -586,7 +595,7 @@ public actor PhotoLibrary {
 
     private func albumID(_ name: String) throws(LibraryError) -> Int64 {
         guard let id = try database.query("SELECT id FROM albums WHERE name = ?", [.text(name)]).first?.first?.integer else {
-            throw .notFound("album '\(name)'")
+            throw .albumNotFound(name)
         }
         return id
     }

@@ -38,7 +38,7 @@ enum CLIError: Error {
             switch error {
             case .accessDenied: return ExitCode.accessDenied
             case .cannotWrite, .cannotTrash: return ExitCode.cannotWrite
-            case .notFound: return ExitCode.notFound
+            case .notFound, .albumNotFound: return ExitCode.notFound
             default: return ExitCode.failure
             }
         case let .reported(code): return code
@@ -85,6 +85,10 @@ enum CLIError: Error {
             return error.description + " Run `pinhole library verify --repair` to rebuild it."
         case .notFound:
             return error.description + " List them with `pinhole library list`."
+        case .albumNotFound:
+            return error.description + " List them with `pinhole library albums`."
+        case .albumExists:
+            return error.description + " Choose another name."
         case let .cannotWrite(path, failure):
             return CLIError.cannotSave(path, failure, option: nil)
         default:

@@ -20,8 +20,8 @@ struct ErrorWordsTests {
     func noCommandLineAdvice() {
         var library: [LibraryError] = [
             .index("database disk image is malformed"), .unsupportedFile(path: "/tmp/junk.png", reason: "it is not a JPEG, PNG, HEIF or WebP image"),
-            .duplicate(path: "/tmp/a.jpg", existing: "/home/u/Pictures/Camera/a.jpg"), .notFound("abc123"),
-            .damagedTrashEntry(path: "/home/u/.local/share/Trash/info/a.jpg.trashinfo"),
+            .duplicate(path: "/tmp/a.jpg", existing: "/home/u/Pictures/Camera/a.jpg"), .notFound("abc123"), .albumNotFound("Trips"),
+            .albumExists("Trips"), .invalidAlbumName("two\nlines"), .invalidAlbumName(""), .damagedTrashEntry(path: "/home/u/.local/share/Trash/info/a.jpg.trashinfo"),
             .cannotExport(id: "abc123", reason: "the movie has no video stream"),
         ]
         for failure in everyFileFailure {
