@@ -50,7 +50,7 @@ let package = Package(
                           exclude: ["Peers/gtk4-floor.c"]),
         // Helpers the test targets share: running independent tools (exiftool, pngcheck, …), temporary folders.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "MediaTests", dependencies: ["Media", "CYUV", "TestSupport"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "CYUV", "CAV", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Media", "TestSupport"]),
         .testTarget(name: "PinholeCLITests", dependencies: ["pinhole", "Media", "TestSupport"]),
         .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "Media", "TestSupport"]),

@@ -1,5 +1,6 @@
 import Foundation
 import Capture
+import Media
 import PhotoLibrary
 
 /// Turns the libraries' typed errors into what the app says: one line a person can act on, in
@@ -22,13 +23,37 @@ public enum CameraWords {
         switch error {
         case let .streamFailed(device, reason): return translate("%@ stopped sending pictures (%@).", device, reason)
         case let .timeout(device, seconds): return translate("%@ sent no picture for %@ seconds.", device, String(Int(seconds)))
-        case let .recordingFailed(_, reason): return translate("The video could not be written: %@.", reason)
+        case let .recordingFailed(_, .file(failure, kept: true)):
+            return translate("The video could not be written: %@. It was kept up to its last complete second.", words(failure))
+        case let .recordingFailed(_, .file(failure, kept: false)): return translate("The video could not be written: %@.", words(failure))
+        case let .recordingFailed(_, cause): return translate("The video could not be written: %@.", "\(cause)")
+        case let .media(.io(_, failure)): return words(failure)
         default: return "\(error)"
         }
     }
 
     /// One line for a library failure (saving, or opening the library).
-    public static func reason(_ error: LibraryError) -> String { "\(error)" }
+    public static func reason(_ error: LibraryError) -> String {
+        switch error {
+        case let .cannotWrite(_, failure): return words(failure)
+        case let .accessDenied(path, failure): return translate("%@ cannot be used (%@). Check the folder's permissions.", path, words(failure))
+        default: return "\(error)"
+        }
+    }
+
+    /// Why a file could not be written, in the app's words.
+    public static func words(_ failure: FileFailure) -> String {
+        switch failure {
+        case .diskFull: return L("the disk is full; free some space")
+        case .quotaExceeded: return L("your disk quota is used up; free some space")
+        case .permissionDenied: return L("permission denied")
+        case .readOnly: return L("the disk is read-only")
+        case .notFound: return L("the folder does not exist")
+        case .notAFolder: return L("a part of the folder's path is a file")
+        case .exists: return L("a file of that name exists")
+        default: return "\(failure)"
+        }
+    }
 
     /// The translation of `format` with its %@ placeholders filled in order.
     public static func translate(_ format: String, _ arguments: String...) -> String {

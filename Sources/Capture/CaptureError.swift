@@ -1,7 +1,9 @@
 import Media
 
 /// Everything that can go wrong while finding, opening and streaming cameras and microphones.
-/// Each case prints one line for people: what happened and what to do about it.
+/// Each case prints one line for people saying what happened (with what the system needs, such
+/// as the group to join); what to do in a program is the program's to say: the CLI and the app
+/// add their own words (no command-line flags here).
 public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No camera is connected (and the caller did not accept the virtual test camera).
     case noCamera
@@ -29,8 +31,8 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
     case system(operation: String, code: Int32, message: String)
     /// Image processing failed.
     case media(MediaError)
-    /// A recording could not be started or went wrong; what was recorded so far is kept.
-    case recordingFailed(path: String, reason: String)
+    /// A recording could not be started or went wrong; `cause` says why (and whether a file was kept).
+    case recordingFailed(path: String, cause: RecordingFailure)
     /// A recording reached a limit set on its output and was finished (the file is complete).
     case recordingLimitReached(path: String, limit: String)
     /// No sound server answers (neither PulseAudio nor PipeWire's PulseAudio service).
@@ -50,9 +52,9 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noCamera:
-            return "No camera found. Connect a camera, or use Pinhole's test camera (--device test)."
+            return "No camera found."
         case let .deviceNotFound(id):
-            return "No camera '\(id)'. List cameras with `pinhole devices`."
+            return "No camera '\(id)'."
         case let .accessDenied(device, hint):
             return "Camera access denied for \(device). \(hint)"
         case let .restricted(device, reason):
@@ -75,14 +77,14 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(operation) failed: \(message) (errno \(code))."
         case let .media(error):
             return error.description
-        case let .recordingFailed(path, reason):
-            return "Recording to \(path) failed: \(reason)."
+        case let .recordingFailed(path, cause):
+            return "Recording to \(path) failed: \(cause)."
         case let .recordingLimitReached(path, limit):
             return "The recording stopped at its \(limit); \(path) is complete."
         case .noSoundServer:
             return "No sound server is running (PulseAudio or PipeWire); recording without sound."
         case let .soundServerNotResponding(seconds):
-            return "The sound server did not answer within \(CaptureError.seconds(seconds)) s; recording without sound. Restart it (systemctl --user restart pipewire-pulse, or pulseaudio -k)."
+            return "The sound server did not answer within \(CaptureError.seconds(seconds)) s; recording without sound."
         case .noMicrophone:
             return "No microphone found; recording without sound. Connect a microphone, or check that it is not disabled in the sound settings."
         case let .microphoneNotFound(name, available) where available.isEmpty:

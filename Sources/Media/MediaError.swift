@@ -1,5 +1,5 @@
 /// Everything that can go wrong in the `Media` module: one typed error, each case with a message
-/// that says what happened and, where the caller can act, what to do.
+/// that says what happened (what to do is the caller's to say, in its own words).
 public enum MediaError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Width or height is zero, negative or beyond what the format allows.
     case invalidDimensions(width: Int, height: Int, reason: String)
@@ -21,8 +21,8 @@ public enum MediaError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidMetadata(String)
     /// A pool has no free buffer left; the frame should be dropped, not waited for.
     case poolExhausted(capacity: Int)
-    /// A file could not be read or written.
-    case io(path: String, reason: String)
+    /// A file could not be read or written; `failure` keeps why (a full disk, permissions, …).
+    case io(path: String, failure: FileFailure)
 
     /// A one-line explanation for people.
     public var description: String {
@@ -47,8 +47,8 @@ public enum MediaError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Invalid EXIF metadata: \(reason)."
         case let .poolExhausted(capacity):
             return "All \(capacity) buffers of the pool are in use; drop this frame or release buffers sooner."
-        case let .io(path, reason):
-            return "Cannot access \(path): \(reason)."
+        case let .io(path, failure):
+            return "Cannot access \(path): \(failure)."
         }
     }
 }

@@ -1,19 +1,33 @@
 import Media
 
-/// What can go wrong with the photo library; each case prints one line saying what to do.
+/// What can go wrong with the photo library. Each case prints one line saying what happened;
+/// what to do is for the program to say (the CLI and the app add their own words). File
+/// failures keep their cause as a `FileFailure` case.
 public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The library's folders cannot be created, read or written.
-    case accessDenied(path: String, reason: String)
+    case accessDenied(path: String, failure: FileFailure)
     /// The index database failed.
     case index(String)
-    /// A file given to import is not a supported image (or is damaged).
+    /// A file given to import is not a supported photo or video (or is damaged).
     case unsupportedFile(path: String, reason: String)
+    /// A file given to the library could not be read.
+    case cannotRead(path: String, failure: FileFailure)
     /// The file is already in the library (same content).
     case duplicate(path: String, existing: String)
     /// No asset has this identifier.
     case notFound(String)
-    /// Writing a file failed (disk full, permissions…).
-    case cannotWrite(path: String, reason: String)
+    /// No album has this name.
+    case albumNotFound(String)
+    /// An album of this name exists already.
+    case albumExists(String)
+    /// An album's name must be one line of text, not empty.
+    case invalidAlbumName(String)
+    /// Writing a file failed (a full disk, permissions, …).
+    case cannotWrite(path: String, failure: FileFailure)
+    /// A file could not be moved to the Trash.
+    case cannotTrash(path: String, failure: FileFailure)
+    /// A Trash entry (its .trashinfo file) does not say where its file came from.
+    case damagedTrashEntry(path: String)
     /// An asset cannot be exported as asked.
     case cannotExport(id: String, reason: String)
 
@@ -26,19 +40,32 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The explanation, before a doubled full stop (a reason that ends with one) is removed.
     private var sentence: String {
         switch self {
-        case let .accessDenied(path, reason): "The photo library at \(path) cannot be used: \(reason). Check the folder's permissions."
-        case let .index(reason): "The library index failed: \(reason). Run `pinhole library verify --repair` to rebuild it."
-        case let .unsupportedFile(path, reason): "\(path) cannot be imported: \(reason)."
+        case let .accessDenied(path, failure): "The photo library at \(path) cannot be used: \(failure)."
+        case let .index(reason): "The library index failed: \(reason)."
+        case let .unsupportedFile(path, reason): "\(path) cannot be read as a photo or video: \(reason)."
+        case let .cannotRead(path, failure): "Cannot read \(path): \(failure)."
         case let .duplicate(path, existing): "\(path) is already in the library as \(existing)."
-        case let .notFound(id): "No photo or video '\(id)' in the library. List them with `pinhole library list`."
-        case let .cannotWrite(path, reason): "Cannot save \(path): \(reason). Free some space or choose another folder."
+        case let .notFound(id): "No photo or video '\(id)' in the library."
+        case let .albumNotFound(name): "No album '\(name)' in the library."
+        case let .albumExists(name): "An album named '\(name)' exists already."
+        case .invalidAlbumName: "An album's name must be one line of text, not empty."
+        case let .cannotWrite(path, failure): "Cannot save \(path): \(failure)."
+        case let .cannotTrash(path, failure): "\(path) could not be moved to the Trash: \(failure)."
+        case let .damagedTrashEntry(path): "The Trash entry \(path) does not say where its file came from."
         case let .cannotExport(id, reason): "Cannot export \(id): \(reason)."
         }
     }
 
-    /// Turns a file error from `Media` into a library error.
+    /// Turns a file error from `Media` into a library error (a write: Media's readers are
+    /// called through `reading(_:_:)`).
     static func from(_ error: MediaError) -> LibraryError {
-        if case let .io(path, reason) = error { return .cannotWrite(path: path, reason: reason) }
+        if case let .io(path, failure) = error { return .cannotWrite(path: path, failure: failure) }
         return .unsupportedFile(path: "the data", reason: error.description)
+    }
+
+    /// The error for a file that could not be read (or read as what it claims to be).
+    static func reading(_ path: String, _ error: MediaError) -> LibraryError {
+        if case let .io(_, failure) = error { return .cannotRead(path: path, failure: failure) }
+        return .unsupportedFile(path: path, reason: error.description)
     }
 }

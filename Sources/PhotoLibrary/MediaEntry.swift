@@ -51,7 +51,7 @@ struct MediaEntry {
             fileExtension = movie.info.kind.fileExtension
             thumbnail = keepThumbnail ? frame : nil
         } catch {
-            throw .unsupportedFile(path: name, reason: error.description)
+            throw LibraryError.reading(name, error)
         }
     }
 

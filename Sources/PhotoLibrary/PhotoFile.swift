@@ -86,7 +86,7 @@ enum ContentHash {
     /// The identifier of a file's content, read in 1 MiB pieces (a movie never sits in memory).
     static func identifier(ofFile path: String) throws(LibraryError) -> String {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .unsupportedFile(path: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw .cannotRead(path: path, failure: FileFailure(errno: errno)) }
         defer { close(fd) }
         var hash = Hasher64()
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
@@ -94,7 +94,7 @@ enum ContentHash {
         while true {
             let got = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
             if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { throw .unsupportedFile(path: path, reason: String(cString: strerror(errno))) }
+            guard got >= 0 else { throw .cannotRead(path: path, failure: FileFailure(errno: errno)) }
             if got == 0 { break }
             chunk.withUnsafeBufferPointer { hash.add(UnsafeBufferPointer(rebasing: $0.prefix(got))) }
             length += got

@@ -29,10 +29,13 @@ public actor PhotoLibrary {
         self.location = location
         trash = Trash(folder: location.trash)
         for folder in [location.photos, location.videos, (location.index as NSString).deletingLastPathComponent] {
-            do { try AtomicFile.makeFolders(folder) } catch { throw .accessDenied(path: folder, reason: PhotoLibrary.reason(error)) }
+            do throws(MediaError) { try AtomicFile.makeFolders(folder) } catch {
+                guard case let .io(_, failure) = error else { throw .accessDenied(path: folder, failure: .permissionDenied) }
+                throw failure.isOutOfSpace ? .cannotWrite(path: folder, failure: failure) : .accessDenied(path: folder, failure: failure)
+            }
         }
         for folder in [location.photos, location.videos] where access(folder, R_OK | W_OK | X_OK) != 0 {
-            throw .accessDenied(path: folder, reason: "the folder is not readable and writable")
+            throw .accessDenied(path: folder, failure: FileFailure(errno: errno))
         }
         database = try PhotoLibrary.openIndex(at: location.index)
         PhotoLibrary.removeLeftovers(in: location.photos)
@@ -44,11 +47,6 @@ public actor PhotoLibrary {
     }
 
     deinit { thumbnailing?.cancel() }
-
-    private static func reason(_ error: MediaError) -> String {
-        if case let .io(_, reason) = error { return reason }
-        return error.description
-    }
 
     /// Opens the index; a damaged one (SQLite says corrupt or not a database, or quick_check
     /// fails) is moved aside and rebuilt: the files are the truth. Any other failure (busy,
@@ -420,7 +418,7 @@ public actor PhotoLibrary {
                     } else {
                         if videoOnly { throw LibraryError.unsupportedFile(path: path, reason: "it is not an MP4, MOV, WebM or MKV movie") }
                         let data: [UInt8]
-                        do { data = try FileBytes.read(path: path) } catch { throw LibraryError.unsupportedFile(path: path, reason: PhotoLibrary.reason(error)) }
+                        do { data = try FileBytes.read(path: path) } catch { throw LibraryError.reading(path, error) }
                         item = try writePhoto(data: data, name: path)
                     }
                     if moving { moves.append(path) }
@@ -541,20 +539,29 @@ public actor PhotoLibrary {
             """).map { ($0[0].text ?? "", Int($0[1].integer ?? 0)) }
     }
 
-    /// Creates an album.
+    /// Creates an album named `name` (without leading and trailing spaces; one line, not empty).
     public func createAlbum(_ name: String) throws(LibraryError) {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, !trimmed.contains("\n") else { throw .unsupportedFile(path: name, reason: "an album needs a one-line name") }
-        guard try database.query("SELECT 1 FROM albums WHERE name = ?", [.text(trimmed)]).isEmpty else {
-            throw .index("an album named '\(trimmed)' exists already")
-        }
+        let trimmed = try PhotoLibrary.albumName(name)
+        guard try database.query("SELECT 1 FROM albums WHERE name = ?", [.text(trimmed)]).isEmpty else { throw .albumExists(trimmed) }
         try database.query("INSERT INTO albums (name) VALUES (?)", [.text(trimmed)])
     }
 
-    /// Renames an album.
+    /// Renames an album; the new name is checked as `createAlbum` checks one.
     public func renameAlbum(_ name: String, to newName: String) throws(LibraryError) {
         let id = try albumID(name)
-        try database.query("UPDATE albums SET name = ? WHERE id = ?", [.text(newName), .integer(id)])
+        let trimmed = try PhotoLibrary.albumName(newName)
+        guard try database.query("SELECT 1 FROM albums WHERE name = ? AND id != ?", [.text(trimmed), .integer(id)]).isEmpty else {
+            throw .albumExists(trimmed)
+        }
+        try database.query("UPDATE albums SET name = ? WHERE id = ?", [.text(trimmed), .integer(id)])
+    }
+
+    /// `name` without leading and trailing spaces, or `.invalidAlbumName` when that leaves
+    /// nothing or more than one line.
+    static func albumName(_ name: String) throws(LibraryError) -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, !trimmed.contains(where: \.isNewline) else { throw .invalidAlbumName(name) }
+        return trimmed
     }
 
     /// Deletes an album (its photos stay in the library).
@@ -588,7 +595,7 @@ public actor PhotoLibrary {
 
     private func albumID(_ name: String) throws(LibraryError) -> Int64 {
         guard let id = try database.query("SELECT id FROM albums WHERE name = ?", [.text(name)]).first?.first?.integer else {
-            throw .notFound("album '\(name)'")
+            throw .albumNotFound(name)
         }
         return id
     }

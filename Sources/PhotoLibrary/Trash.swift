@@ -22,7 +22,7 @@ public struct Trash: Sendable {
             try AtomicFile.makeFolders(folder + "/files")
             try AtomicFile.makeFolders(folder + "/info")
         } catch {
-            throw .cannotWrite(path: folder, reason: error.description)
+            throw LibraryError.from(error)
         }
         let base = (path as NSString).lastPathComponent
         var name = base
@@ -31,7 +31,7 @@ public struct Trash: Sendable {
         while true {
             fd = open(folder + "/info/" + name + ".trashinfo", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd >= 0 { break }
-            guard errno == EEXIST, number < 10_000 else { throw .cannotWrite(path: folder, reason: String(cString: strerror(errno))) }
+            guard errno == EEXIST, number < 10_000 else { throw .cannotTrash(path: path, failure: FileFailure(errno: errno)) }
             let ext = (base as NSString).pathExtension
             let stem = (base as NSString).deletingPathExtension
             name = ext.isEmpty ? "\(stem).\(number)" : "\(stem).\(number).\(ext)"
@@ -42,9 +42,9 @@ public struct Trash: Sendable {
         fsync(fd)
         close(fd)
         guard rename(path, folder + "/files/" + name) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let failure = FileFailure(errno: errno)
             unlink(folder + "/info/" + name + ".trashinfo")
-            throw .cannotWrite(path: path, reason: "it could not be moved to the Trash (\(reason))")
+            throw .cannotTrash(path: path, failure: failure)
         }
         return name
     }
@@ -56,7 +56,7 @@ public struct Trash: Sendable {
         guard let bytes = try? FileBytes.read(path: infoPath, limit: 1 << 16) else { throw .notFound(name) }
         let text = String(decoding: bytes, as: UTF8.self)
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Path=") }),
-              let original = String(line.dropFirst(5)).removingPercentEncoding else { throw .index("the Trash entry \(name) has no path") }
+              let original = String(line.dropFirst(5)).removingPercentEncoding else { throw .damagedTrashEntry(path: infoPath) }
         var target = original
         var number = 2
         while access(target, F_OK) == 0 {
@@ -66,7 +66,7 @@ public struct Trash: Sendable {
             number += 1
         }
         guard rename(folder + "/files/" + name, target) == 0 else {
-            throw .cannotWrite(path: target, reason: String(cString: strerror(errno)))
+            throw .cannotWrite(path: target, failure: FileFailure(errno: errno))
         }
         unlink(infoPath)
         return target

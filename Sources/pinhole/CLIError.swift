@@ -2,16 +2,18 @@ import Capture
 import Media
 import PhotoLibrary
 
-/// A failure of a `pinhole` command, with its documented exit code.
+/// A failure of a `pinhole` command, with its documented exit code. The libraries' errors say
+/// what happened; the words here add what to do at the command line. Exit codes are decided from
+/// the errors' cases, never from their text.
 enum CLIError: Error {
     /// Bad arguments (exit 2).
     case usage(String)
-    /// A camera failure (exit code by kind).
+    /// A camera failure (exit code by kind; a movie that cannot be written: 6).
     case capture(CaptureError)
     /// An image failure (exit 1, or 6 when a file cannot be written).
     case media(MediaError)
     /// A file could not be written (exit 6).
-    case cannotWrite(path: String, reason: String)
+    case cannotWrite(path: String, failure: FileFailure)
     /// A photo library failure.
     case library(LibraryError)
     /// Failures already printed line by line; exit with this code.
@@ -26,7 +28,7 @@ enum CLIError: Error {
             case .noCamera, .deviceNotFound: return ExitCode.noCamera
             case .accessDenied, .restricted: return ExitCode.accessDenied
             case .deviceBusy, .deviceDisconnected: return ExitCode.busyOrUnplugged
-            case .media(.io): return ExitCode.cannotWrite
+            case .media(.io), .recordingFailed(_, .file): return ExitCode.cannotWrite
             default: return ExitCode.failure
             }
         case .media(.io): return ExitCode.cannotWrite
@@ -35,24 +37,85 @@ enum CLIError: Error {
         case let .library(error):
             switch error {
             case .accessDenied: return ExitCode.accessDenied
-            case .cannotWrite: return ExitCode.cannotWrite
-            case .notFound: return ExitCode.notFound
+            case .cannotWrite, .cannotTrash: return ExitCode.cannotWrite
+            case .notFound, .albumNotFound: return ExitCode.notFound
             default: return ExitCode.failure
             }
         case let .reported(code): return code
         }
     }
 
-    /// The one-line message.
+    /// The one-line message: what happened, and what to do about it here.
     var message: String {
         switch self {
         case let .usage(text): return "\(text). See `pinhole --help`."
-        case let .capture(error): return error.description
+        case let .capture(error): return CLIError.line(for: error)
+        case let .media(.io(path, failure)): return CLIError.cannotSave(path, failure)
         case let .media(error): return error.description
-        case let .cannotWrite(path, reason): return "Cannot save \(path): \(reason). Choose another folder with -o or free some space."
-        case let .library(error): return error.description
+        case let .cannotWrite(path, failure): return CLIError.cannotSave(path, failure)
+        case let .library(error): return CLIError.line(for: error)
         case .reported: return ""
         }
+    }
+
+    /// A camera, recording or sound failure, with the command-line advice.
+    static func line(for error: CaptureError) -> String {
+        switch error {
+        case .noCamera:
+            return "No camera found. Connect a camera, or use Pinhole's test camera (--device test)."
+        case .deviceNotFound:
+            return error.description + " List cameras with `pinhole devices`."
+        case .soundServerNotResponding:
+            return error.description + " Restart it (systemctl --user restart pipewire-pulse, or pulseaudio -k)."
+        case let .recordingFailed(path, .file(failure, kept)):
+            return kept ? CLIError.cannotSave(path, failure, kept: "the recording was kept up to its last complete second") : CLIError.cannotSave(path, failure)
+        case let .media(.io(path, failure)):
+            return CLIError.cannotSave(path, failure)
+        default:
+            return error.description
+        }
+    }
+
+    /// A library failure, with the command-line advice.
+    static func line(for error: LibraryError) -> String {
+        switch error {
+        case let .accessDenied(_, failure):
+            return error.description + (failure == .permissionDenied || failure == .readOnly ? " Check the folder's permissions." : "")
+        case .index:
+            return error.description + " Run `pinhole library verify --repair` to rebuild it."
+        case .notFound:
+            return error.description + " List them with `pinhole library list`."
+        case .albumNotFound:
+            return error.description + " List them with `pinhole library albums`."
+        case .albumExists:
+            return error.description + " Choose another name."
+        case let .cannotWrite(path, failure):
+            return CLIError.cannotSave(path, failure, option: nil)
+        default:
+            return error.description
+        }
+    }
+
+    /// The line for a file given to `library import` that was not imported.
+    static func importLine(for error: LibraryError) -> String {
+        switch error {
+        case let .unsupportedFile(path, reason): return "\(path) cannot be imported: \(reason)."
+        case let .cannotRead(path, failure): return "\(path) cannot be imported: \(failure)."
+        default: return line(for: error)
+        }
+    }
+
+    /// "Cannot save PATH: the disk is full. Free some space, or choose another folder with -o."
+    static func cannotSave(_ path: String, _ failure: FileFailure, kept: String? = nil, option: String? = "-o") -> String {
+        let what = "Cannot save \(path): \(failure)" + (kept.map { "; " + $0 } ?? "") + "."
+        let advice: String? = switch failure {
+        case .diskFull, .quotaExceeded: "Free some space" + (option.map { ", or choose another folder with \($0)" } ?? "") + "."
+        case .permissionDenied, .readOnly: option.map { "Choose a folder you can write with \($0)." } ?? "Check the folder's permissions."
+        case .notFound, .notAFolder: option.map { "Choose an existing folder with \($0)." }
+        case .exists: "Pinhole never replaces files: choose another name."
+        default: option.map { "Choose another folder with \($0)." }
+        }
+        return advice.map { what + " " + $0 } ?? what
     }
 }
 

@@ -78,7 +78,7 @@ enum LibraryCommand {
                         output("\(asset.id)\t\(asset.path)")
                     } catch {
                         // Reported either way; a duplicate is not a failure.
-                        FileHandle.standardError.write(Data("pinhole: \(readable(error.description))\n".utf8))
+                        FileHandle.standardError.write(Data("pinhole: \(readable(CLIError.importLine(for: error)))\n".utf8))
                         if case .duplicate = error {} else { failed = .library(error) }
                     }
                 }

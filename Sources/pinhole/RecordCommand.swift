@@ -110,10 +110,8 @@ enum RecordCommand {
         }
         defer { sound?.stop() }
         do { try await movie.startRecording(to: path, timeout: 10) } catch {
-            if case .recordingFailed(_, let reason) = error, reason.hasPrefix("no frame") {
-                throw .capture(.timeout(device: device.localizedName, seconds: 10))
-            }
-            throw exitError(error)
+            if case .recordingFailed(_, .noFrame) = error { throw .capture(.timeout(device: device.localizedName, seconds: 10)) }
+            throw .capture(error)
         }
 
         // Ctrl-C and SIGTERM finish the file instead of killing the process (unblocked first: a
@@ -158,7 +156,7 @@ enum RecordCommand {
         if let error = movie.lastError {
             if case .recordingLimitReached = error {} else {
                 if summary?.frameCount ?? 0 > 0 { output(path) }
-                throw exitError(error)
+                throw .capture(error)
             }
         }
         guard let summary, summary.frameCount > 0 else { throw .capture(.timeout(device: device.localizedName, seconds: 10)) }
@@ -179,10 +177,14 @@ enum RecordCommand {
         output(path)
     }
 
-    /// Says why the movie will be silent.
+    /// Says why the movie will be silent (some sound errors say so themselves).
     static func withoutSound(_ error: CaptureError) {
-        let text = error.description
-        FileHandle.standardError.write(Data((text.contains("without sound") ? text : "Recording without sound: " + text).utf8 + [10]))
+        let text = CLIError.line(for: error)
+        let saysSo = switch error {
+        case .noSoundServer, .soundServerNotResponding, .noMicrophone: true
+        default: false
+        }
+        FileHandle.standardError.write(Data((saysSo ? text : "Recording without sound: " + text).utf8 + [10]))
     }
 
     /// The stream format: the size asked (else the largest up to 1080p at ≥ 24 fps: what two cores
@@ -216,7 +218,7 @@ enum RecordCommand {
             return (destination.hasSuffix("/") ? String(destination.dropLast()) : destination) + "/" + name
         }
         if FileManager.default.fileExists(atPath: destination) {
-            throw .cannotWrite(path: destination, reason: "a file of that name exists, and recordings never replace files")
+            throw .cannotWrite(path: destination, failure: .exists)
         }
         return destination
     }
@@ -232,13 +234,5 @@ enum RecordCommand {
             try? await Task.sleep(for: .milliseconds(500))
         }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
-    }
-
-    /// The CLI error for a failed recording (a full disk is "cannot write", exit 6).
-    static func exitError(_ error: CaptureError) -> CLIError {
-        if case let .recordingFailed(path, reason) = error, reason.contains("disk") || reason.contains("permission") || reason.contains("read-only") {
-            return .cannotWrite(path: path, reason: reason)
-        }
-        return .capture(error)
     }
 }

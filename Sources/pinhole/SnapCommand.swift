@@ -110,7 +110,7 @@ enum SnapCommand {
                 do {
                     pinhole.output(try photo.write(to: destination(output, photo: photo)))
                 } catch {
-                    if case let .io(failedPath, reason) = error { throw .cannotWrite(path: failedPath, reason: reason) }
+                    if case let .io(failedPath, failure) = error { throw .cannotWrite(path: failedPath, failure: failure) }
                     throw .media(error)
                 }
             } else if let library {

@@ -172,9 +172,18 @@ struct PhotoLibraryChangeTests {
         let a = try await library.addPhoto(data: jpeg(hour: 9, minute: 0, seed: 11))
         let b = try await library.addPhoto(data: jpeg(hour: 10, minute: 0, seed: 12))
         try await library.createAlbum("Holidays")
-        await #expect(throws: LibraryError.self) { try await library.createAlbum("Holidays") }
+        await #expect(throws: LibraryError.albumExists("Holidays")) { try await library.createAlbum(" Holidays ") }
+        await #expect(throws: LibraryError.invalidAlbumName("")) { try await library.createAlbum("") }
         try await library.add(ids: [a.id, b.id], toAlbum: "Holidays")
         #expect(try await library.assets(inAlbum: "Holidays").map(\.id) == [b.id, a.id])
+        // Renaming checks the new name as creating does.
+        try await library.createAlbum("Walks")
+        await #expect(throws: LibraryError.albumExists("Walks")) { try await library.renameAlbum("Holidays", to: "Walks") }
+        await #expect(throws: LibraryError.invalidAlbumName("two\nlines")) { try await library.renameAlbum("Holidays", to: "two\nlines") }
+        await #expect(throws: LibraryError.invalidAlbumName("  ")) { try await library.renameAlbum("Holidays", to: "  ") }
+        await #expect(throws: LibraryError.albumNotFound("Nope")) { try await library.renameAlbum("Nope", to: "Autumn") }
+        try await library.deleteAlbum("Walks")
+        try await library.renameAlbum("Holidays", to: " Holidays ")  // the same name, trimmed: no clash with itself
         try await library.renameAlbum("Holidays", to: "Summer")
         try await library.remove(ids: [a.id], fromAlbum: "Summer")
         let albums = try await library.albums()

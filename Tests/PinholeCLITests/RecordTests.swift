@@ -111,11 +111,38 @@ extension CLITests {
                                  environment: env)
         #expect(result.status == 6, "\(result.stderr)")
         let lines = result.stderr.split(separator: "\n").filter { !$0.hasPrefix("No camera found") }
-        #expect(lines.count == 1 && lines[0].contains("the disk is full"), "\(result.stderr)")
+        #expect(lines.count == 1 && lines[0].contains("the disk is full") && lines[0].contains("kept up to its last complete second"), "\(result.stderr)")
         #expect(try decodesCleanly(path))
         let kept = Double(try ffprobe(path, "format=duration")["duration"] ?? "") ?? 0
         #expect(kept >= 1, "whole seconds were kept: \(kept)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint) == ["full.mp4"], "no temporary files")
+    }
+
+    @Test("record into a folder the user cannot write, or a path that cannot be made: exit 6, one line, no file, nothing said to be kept")
+    func recordUnwritable() throws {
+        let folder = try TemporaryDirectory()
+        let env = try isolatedEnvironment(folder)
+        // As an ordinary user (tests run as root, which may write anywhere): a folder without write permission.
+        let locked = folder.path("locked")
+        try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: true)
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: locked)
+        let denied = try pinhole(["record", "--device", "test", "--size", "640x480", "--no-audio", "--duration", "1", "-o", locked + "/x.mp4"],
+                                 environment: env, asUser: 65534)
+        #expect(denied.status == 6, "\(denied.stderr)")
+        #expect(denied.stderr == "pinhole: Cannot save \(locked)/x.mp4: permission denied. Choose a folder you can write with -o.\n", "\(denied.stderr)")
+        #expect(denied.stdout.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: locked).isEmpty)
+        // A path under a regular file (ENOTDIR), which the camera's first frame finds when it opens the file.
+        let plain = try folder.file("plain", [1, 2, 3]).path
+        let notFolder = try pinhole(["record", "--device", "test", "--size", "640x480", "--no-audio", "--duration", "1", "-o", plain + "/x.mp4"], environment: env)
+        #expect(notFolder.status == 6, "\(notFolder.stderr)")
+        let lines = notFolder.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].contains("a part of the path is not a folder") && !notFolder.stderr.contains("kept"), "\(notFolder.stderr)")
+        #expect(notFolder.stdout.isEmpty)
+        // A folder that does not exist.
+        let missing = try pinhole(["record", "--device", "test", "--size", "640x480", "--no-audio", "--duration", "1", "-o", folder.path("nowhere/x.mp4")], environment: env)
+        #expect(missing.status == 6 && missing.stderr.contains("does not exist") && !missing.stderr.contains("kept"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path("nowhere")))
     }
 
     @Test("record refuses bad arguments (exit 2) and a size the camera lacks (exit 1), in one line")

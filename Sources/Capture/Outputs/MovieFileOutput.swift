@@ -223,13 +223,13 @@ public final class MovieFileOutput: FrameConsumer {
     /// session runs; `delegate` hears when the file starts and when it is finished.
     public func startRecording(to path: String, delegate: (any MovieFileOutputRecordingDelegate)?) throws(CaptureError) {
         var info = stat()
-        if stat(path, &info) == 0 { throw .recordingFailed(path: path, reason: "a file of that name exists; choose another name") }
+        if stat(path, &info) == 0 { throw .recordingFailed(path: path, cause: .file(.exists, kept: false)) }
         let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
         guard access(folder.isEmpty ? "/" : folder, W_OK) == 0 else {
-            throw .recordingFailed(path: path, reason: errno == ENOENT ? "the folder does not exist" : "the folder cannot be written")
+            throw .recordingFailed(path: path, cause: .file(FileFailure(errno: errno), kept: false))
         }
         let recording = try state.withLock { state throws(CaptureError) -> Recording in
-            guard state.recording == nil else { throw .recordingFailed(path: path, reason: "this output is already recording; stop it first") }
+            guard state.recording == nil else { throw .recordingFailed(path: path, cause: .alreadyRecording) }
             let recording = Recording(path: path, delegate: delegate, options: state.options, fragmentInterval: state.fragmentInterval,
                                       limits: (state.maxDuration, state.maxFileSize, state.minFreeDiskSpace), audio: state.audio)
             state.recording = recording
@@ -253,7 +253,7 @@ public final class MovieFileOutput: FrameConsumer {
                 requestStop(recording)
                 _ = await finished(recording)
             }
-            throw .recordingFailed(path: path, reason: "no frame arrived within \(Int(timeout)) s; is the session running?")
+            throw .recordingFailed(path: path, cause: .noFrame(seconds: timeout))
         }
     }
 
@@ -455,7 +455,7 @@ public final class MovieFileOutput: FrameConsumer {
                         recording.shared.withLock { $0.spare.append(samples) }
                     }
                 } catch {
-                    failure = .recordingFailed(path: recording.path, reason: MovieFileOutput.reason(error))
+                    failure = .recordingFailed(path: recording.path, cause: MovieFileOutput.cause(error, fileKept: writer != nil))
                     break loop
                 }
                 guard let writer else { continue }
@@ -488,11 +488,11 @@ public final class MovieFileOutput: FrameConsumer {
             } else {
                 do { try writer.finish() } catch {
                     writer.abandon()
-                    failure = .recordingFailed(path: recording.path, reason: MovieFileOutput.reason(error))
+                    failure = .recordingFailed(path: recording.path, cause: MovieFileOutput.cause(error, fileKept: true))
                 }
             }
         } else if failure == nil {
-            failure = .recordingFailed(path: recording.path, reason: "no frame arrived from the camera; is the session running?")
+            failure = .recordingFailed(path: recording.path, cause: .noFrame(seconds: nil))
         }
         var info = stat()
         let size = stat(recording.path, &info) == 0 ? Int64(info.st_size) : 0
@@ -515,9 +515,11 @@ public final class MovieFileOutput: FrameConsumer {
         for waiter in waiters { waiter.resume(returning: summary) }
     }
 
-    private static func reason(_ error: MediaError) -> String {
-        if case let .io(_, reason) = error { return reason + "; the recording was kept up to its last complete second" }
-        return error.description
+    /// The cause of a failed write: a file failure (the file kept when the writer had made it:
+    /// it is cut back to its last complete fragment), else an encoding failure.
+    private static func cause(_ error: MediaError, fileKept: Bool) -> RecordingFailure {
+        if case let .io(_, failure) = error { return .file(failure, kept: fileKept) }
+        return .encoding(error)
     }
 
     private static func seconds(_ value: Double) -> String {
@@ -544,7 +546,7 @@ private final class StartSignal: MovieFileOutputRecordingDelegate, @unchecked Se
     func fileOutput(_ output: MovieFileOutput, didStartRecordingTo path: String) { finish(.started) }
 
     func fileOutput(_ output: MovieFileOutput, didFinishRecordingTo path: String, summary: RecordingSummary, error: CaptureError?) {
-        finish(.failed(error ?? .recordingFailed(path: path, reason: "the recording ended before it began")))
+        finish(.failed(error ?? .recordingFailed(path: path, cause: .endedBeforeStart)))
     }
 
     private func finish(_ outcome: Outcome) {

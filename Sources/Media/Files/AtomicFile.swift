@@ -167,19 +167,9 @@ public enum AtomicFile {
         }
     }
 
-    /// The error for a failed file operation on `path`: errno in words a person can act on (the
+    /// The error for a failed file operation on `path`: errno kept as a `FileFailure` case (the
     /// one mapping every file writer in Media uses).
     static func failure(_ path: String, _ code: Int32) -> MediaError {
-        let reason: String = switch code {
-        case ENOSPC: "the disk is full"
-        case EEXIST: "a file of that name exists"
-        case EDQUOT: "the disk quota is used up"
-        case EACCES, EPERM: "permission denied"
-        case EROFS: "the file system is read-only"
-        case ENOENT: "the folder does not exist"
-        case ENOTDIR: "a part of the path is not a folder"
-        default: String(cString: strerror(code))
-        }
-        return .io(path: path, reason: reason)
+        .io(path: path, failure: FileFailure(errno: code))
     }
 }

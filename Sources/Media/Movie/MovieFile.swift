@@ -43,11 +43,12 @@ public final class MovieFile {
 
     /// Opens and checks the movie at `path` (reads its headers and stream parameters).
     public init(path: String) throws(MediaError) {
-        MovieFile.quietLogging()
+        FFmpegLog.enter()
+        defer { FFmpegLog.leave() }
         self.path = path
         var head = [UInt8](repeating: 0, count: 64)
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+        guard descriptor >= 0 else { throw .io(path: path, failure: FileFailure(errno: errno)) }
         let got = read(descriptor, &head, head.count)
         close(descriptor)
         guard got > 0, let kind = MovieKind(sniffing: Array(head.prefix(got))) else {
@@ -109,11 +110,17 @@ public final class MovieFile {
         return (info, video)
     }
 
-    deinit { avformat_close_input(&context) }
+    deinit {
+        FFmpegLog.enter()
+        avformat_close_input(&context)
+        FFmpegLog.leave()
+    }
 
     /// Decodes the first video frame, scaled to fit `longestSide` (never enlarged) and turned
     /// upright, as BGRA. Throws when no frame decodes (a damaged or truncated movie).
     public func firstFrame(longestSide: Int) throws(MediaError) -> PixelBuffer {
+        FFmpegLog.enter()
+        defer { FFmpegLog.leave() }
         guard let context, let stream = context.pointee.streams[Int(videoStream)] else { throw .corruptData(format: "movie", reason: "closed") }
         guard let decoder = avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id) else {
             throw .unsupported("decoding \(info.videoCodec) video (no decoder in this FFmpeg)")
@@ -225,13 +232,13 @@ public final class MovieFile {
         return ExifLocation(latitude: numbers[0], longitude: numbers[1], altitude: numbers.count > 2 ? numbers[2] : nil)
     }
 
-    /// FFmpeg's text for an error code.
+    /// FFmpeg's text for an error code, with the last error line it logged on this thread while
+    /// Media worked (the code alone often says only "Invalid data found when processing input").
     static func message(_ status: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 128)
         av_strerror(status, &buffer, buffer.count)
-        return buffer.nulTerminatedString
+        let text = buffer.nulTerminatedString
+        guard let line = FFmpegLog.lastError, line != text else { return text }
+        return "\(text): \(line)"
     }
-
-    /// FFmpeg prints warnings on stderr by default; the CLI promises one line per failure.
-    static func quietLogging() { av_log_set_level(AV_LOG_QUIET) }
 }

@@ -11,6 +11,8 @@ enum MovieRemuxer {
     /// name in the same folder, fsync'd, renamed over the original, folder fsync'd. The streams'
     /// packets are copied, not re-encoded; the display matrix and creation time are kept.
     static func makeRegularMP4(_ path: String) throws(MediaError) {
+        FFmpegLog.enter()
+        defer { FFmpegLog.leave() }
         let (folder, name) = AtomicFile.split(path)
         let temporary = "\(folder)/.\(name).\(getpid()).regular.tmp"
         do throws(MediaError) {
@@ -27,6 +29,8 @@ enum MovieRemuxer {
     /// the metadata that says where it was recorded, streams untouched; durably, as `AtomicFile`
     /// writes. Returns the path written.
     static func copyWithoutLocation(from source: String, to path: String) throws(MediaError) -> String {
+        FFmpegLog.enter()
+        defer { FFmpegLog.leave() }
         let (folder, name) = AtomicFile.split(path)
         try AtomicFile.makeFolders(folder)
         let temporary = "\(folder)/.\(name).\(getpid()).private.tmp"

@@ -54,7 +54,8 @@ public final class MovieWriter {
     /// Creates the file at `path` (it must not exist: the caller picks a free name) and opens the
     /// encoders; `range` is the range of the YUV frames to come (cameras: video; MJPEG: full).
     public init(path: String, settings: MovieSettings, range: YUVRange = .video, creationDate: Double? = nil) throws(MediaError) {
-        MovieFile.quietLogging()
+        FFmpegLog.enter()
+        defer { FFmpegLog.leave() }
         guard settings.width > 0, settings.height > 0, settings.width % 2 == 0, settings.height % 2 == 0 else {
             throw .invalidDimensions(width: settings.width, height: settings.height, reason: "a movie needs an even, positive size")
         }
@@ -108,13 +109,19 @@ public final class MovieWriter {
         }
     }
 
-    deinit { release() }
+    deinit {
+        FFmpegLog.enter()
+        release()
+        FFmpegLog.leave()
+    }
 
     /// Encodes one I420 frame taken at `timestampNanoseconds` (CLOCK_MONOTONIC). Frames must
     /// come in time order; one at or before the previous frame's time is skipped. The pixels are
     /// referenced, not copied: keep the buffer unchanged until the call returns (the encoder
     /// copies what it keeps).
     public func appendVideo(_ buffer: PixelBuffer, timestampNanoseconds: Int64) throws(MediaError) {
+        FFmpegLog.enter()
+        defer { FFmpegLog.leave() }
         guard !finished, let video, let frame = videoFrame else { throw .encoderFailed(format: "movie", reason: "the movie is finished") }
         guard buffer.format == .i420, buffer.width == settings.width, buffer.height == settings.height else {
             throw .mismatch("the movie takes \(settings.width)×\(settings.height) I420 frames, not \(buffer.width)×\(buffer.height) \(buffer.format)")
@@ -156,6 +163,8 @@ public final class MovieWriter {
     /// lost buffers), silence is inserted or samples are skipped, so MP4's gapless audio track
     /// (which has no timestamps of its own) stays in step with the picture.
     public func appendAudio(_ samples: UnsafeBufferPointer<Int16>, timestampNanoseconds: Int64) throws(MediaError) {
+        FFmpegLog.enter()
+        defer { FFmpegLog.leave() }
         guard !finished, audio != nil, let sound = settings.audio, let origin else { return }  // no video yet: nothing to align to
         let channels = sound.channels, rate = Int64(sound.sampleRate)
         // Where these samples belong on the movie's timeline, and where the track has got to.
@@ -216,6 +225,8 @@ public final class MovieWriter {
     /// Flushes the encoders, writes the end of the file, makes an MP4 a regular one, and syncs it
     /// to disk. The writer cannot be used afterwards.
     public func finish() throws(MediaError) {
+        FFmpegLog.enter()
+        defer { FFmpegLog.leave() }
         guard !finished, let format else { return }
         finished = true
         defer { release() }
@@ -260,6 +271,8 @@ public final class MovieWriter {
     /// Stops writing without finishing (a fatal error such as a full disk): the file is cut back
     /// to its last complete fragment, so it plays to the end without errors.
     public func abandon() {
+        FFmpegLog.enter()
+        defer { FFmpegLog.leave() }
         finished = true
         cutBack()
         release()

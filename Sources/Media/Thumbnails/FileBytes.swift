@@ -9,19 +9,19 @@ public enum FileBytes {
     /// (to sniff its kind) instead of an error.
     public static func read(path: String, limit: Int = defaultLimit, truncating: Bool = false) throws(MediaError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw .io(path: path, failure: FileFailure(errno: errno)) }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw .io(path: path, reason: "not a regular file") }
+        guard fstat(fd, &info) == 0 else { throw .io(path: path, failure: FileFailure(errno: errno)) }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .io(path: path, failure: .notRegularFile) }
         let size = truncating ? min(Int(info.st_size), limit) : Int(info.st_size)
-        guard size <= limit else { throw .io(path: path, reason: "the file is \(size) bytes, over the limit of \(limit)") }
+        guard size <= limit else { throw .io(path: path, failure: .tooLarge(size: size, limit: limit)) }
         var bytes = [UInt8](repeating: 0, count: size)
         var done = 0
         while done < size {
             let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, size - done) }
             if n < 0, errno == EINTR { continue }
-            guard n >= 0 else { throw .io(path: path, reason: String(cString: strerror(errno))) }
+            guard n >= 0 else { throw .io(path: path, failure: FileFailure(errno: errno)) }
             if n == 0 { break }  // the file shrank while we read it
             done += n
         }

@@ -43,7 +43,7 @@ public struct ThumbnailCache: Sendable {
             image = try Thumbnailer().thumbnail(ofFile: path, longestSide: size.rawValue)
         } catch {
             markFailed(path: path, uri: uri, mtime: mtime)
-            throw .unsupportedFile(path: path, reason: error.description)
+            throw LibraryError.reading(path, error)
         }
         return try store(image, for: path, size: size, info: info)
     }
@@ -97,7 +97,7 @@ public struct ThumbnailCache: Sendable {
             chmod(temporary, 0o600)
             guard rename(temporary, target) == 0 else {
                 unlink(temporary)
-                throw MediaError.io(path: target, reason: String(cString: strerror(errno)))
+                throw MediaError.io(path: target, failure: FileFailure(errno: errno))
             }
         } catch {
             throw LibraryError.from(error)
