@@ -46,6 +46,7 @@ enum TestControl {
             switch words[1] {
             case "unplugged": faults.unplugged = on
             case "busy": faults.busy = on
+            case "denied": faults.accessDenied = on
             case "fatal": faults.fatalError = on
             case "fail-start": faults.failStart = on
             default: break

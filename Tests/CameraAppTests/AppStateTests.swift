@@ -35,6 +35,36 @@ struct AppStateTests {
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
     }
 
+    @Test("access denied: \"Camera Access Denied\" names the group and the command; Retry brings the preview once access is given")
+    func accessDenied() throws {
+        let session = try AppSession(extra: ["PINHOLE_TEST_FAULTS": "front denied on; back denied on"])
+        try session.launch()
+        #expect(try Self.shows(session, "Camera Access Denied"))
+        let advice = "You may not use the camera. It belongs to the group 'video': join it with `sudo usermod -aG video $USER`, then log out and back in."
+        #expect(try Self.shows(session, advice))
+        session.send("reset")
+        let pressed = try session.accessibility("find('Retry', pyatspi.ROLE_PUSH_BUTTON).queryAction().doAction(0); print('ok')")
+        #expect(pressed.status == 0, "\(pressed.stderr)")
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+    }
+
+    @Test("minimised, the camera is let go (\"Camera Paused\" once the session has stopped); restored, the preview comes back")
+    func releasedWhenMinimized() throws {
+        let session = try AppSession()
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        // Xvfb has no window manager: set the state one would (EWMH's hidden), which GTK 4.8
+        // reads on X11 as minimised.
+        let window = try #require(session.windowID())
+        let hide = try runTool("xprop", ["-id", window, "-f", "_NET_WM_STATE", "32a", "-set", "_NET_WM_STATE", "_NET_WM_STATE_HIDDEN"],
+                               environment: ["DISPLAY": session.display])
+        #expect(hide.status == 0, "\(hide.stderr)")
+        #expect(try Self.shows(session, "Camera Paused"))
+        let show = try runTool("xprop", ["-id", window, "-remove", "_NET_WM_STATE"], environment: ["DISPLAY": session.display])
+        #expect(show.status == 0, "\(show.stderr)")
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true), session.describePreview())
+    }
+
     @Test("unplugged while running: the preview dims with a message, then resumes when the camera returns")
     func unplugged() throws {
         let session = try AppSession()

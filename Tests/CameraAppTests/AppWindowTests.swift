@@ -218,6 +218,24 @@ struct AppWindowTests {
         let audio = try ffprobe(movie, select: "a:0", "stream=codec_name")
         #expect(audio["codec_name"] == "aac", "\(audio); the app said: \(session.app?.errors ?? "")")
     }
+
+    @Test("while recording the app keeps the system from suspending (Inhibit to a stand-in session manager), and lets it again when the recording stops")
+    func inhibitsSuspend() throws {
+        let session = try AppSession(preferences: ["mode": "'video'"])
+        let fixture = AppSession.repository + "/Tests/Fixtures/fake-session-manager.py"
+        let manager = try BackgroundProcess(["/usr/bin/python3", fixture], environment: ["DBUS_SESSION_BUS_ADDRESS": session.busAddress])
+        defer { manager.stop() }
+        try #require(manager.waitForOutput(containing: "ready"), "the stand-in session manager did not start: \(manager.errors)")
+        try session.launch()
+        #expect(try Self.waitForPreview(session, mirrored: true))
+        #expect(!manager.output.contains("inhibit "), "inhibited before recording: \(manager.output)")
+        try session.key("space")
+        // GTK_APPLICATION_INHIBIT_SUSPEND is 4; the app ID and the reason come with it.
+        #expect(manager.waitForOutput(containing: "inhibit 1 4 io.github.pinhole.Camera Recording a video"), "\(manager.output)")
+        #expect(try session.accessibility("print(find('Stop Recording', pyatspi.ROLE_PUSH_BUTTON).name)").status == 0)
+        try session.key("space")
+        #expect(manager.waitForOutput(containing: "uninhibit 1"), "\(manager.output)")
+    }
 }
 }
 

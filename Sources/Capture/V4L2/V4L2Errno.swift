@@ -29,7 +29,11 @@ enum V4L2Errno {
         guard info.st_gid != 0, let group = getgrgid(info.st_gid), let name = group.pointee.gr_name else {
             return "Only root can open it; ask your administrator to install udev rules that give the 'video' group access."
         }
-        let groupName = String(cString: name)
-        return "It belongs to the group '\(groupName)': join it with `sudo usermod -aG \(groupName) $USER`, then log out and back in."
+        return accessHint(group: String(cString: name))
+    }
+
+    /// What to do about a node owned by `group`: join it.
+    static func accessHint(group: String) -> String {
+        "It belongs to the group '\(group)': join it with `sudo usermod -aG \(group) $USER`, then log out and back in."
     }
 }

@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// It streams a moving test pattern (colour bars, a moving square, the frame number and the
 /// time) at common sizes and rates, in YUYV, NV12 and MJPEG, paced by the monotonic clock.
-/// Tests can make it fail the ways real cameras do: unplugged, busy, damaged or dropped frames,
+/// Tests can make it fail the ways real cameras do: unplugged, busy, access denied, damaged or dropped frames,
 /// a failing stream start, a fatal streaming error.
 public enum VirtualCamera {
     /// The faults a test can inject into a virtual camera (testing only: `@_spi(Testing) import Capture`).
@@ -13,6 +13,9 @@ public enum VirtualCamera {
         public var unplugged = false
         /// Another program holds the camera: starting a stream fails with "busy".
         public var busy = false
+        /// The user may not open the camera: starting fails with "access denied", as a node of
+        /// the group 'video' does for a user outside it.
+        public var accessDenied = false
         /// Starting a stream fails (like VIDIOC_STREAMON returning an error).
         public var failStart = false
         /// The next this many stream starts fail, then starts work again (one failed switch).
@@ -25,10 +28,11 @@ public enum VirtualCamera {
         public var dropEvery = 0
 
         /// Faults as given (none by default).
-        public init(unplugged: Bool = false, busy: Bool = false, failStart: Bool = false, failingStarts: Int = 0, fatalError: Bool = false,
-                    corruptEvery: Int = 0, dropEvery: Int = 0) {
+        public init(unplugged: Bool = false, busy: Bool = false, accessDenied: Bool = false, failStart: Bool = false, failingStarts: Int = 0,
+                    fatalError: Bool = false, corruptEvery: Int = 0, dropEvery: Int = 0) {
             self.unplugged = unplugged
             self.busy = busy
+            self.accessDenied = accessDenied
             self.failStart = failStart
             self.failingStarts = failingStarts
             self.fatalError = fatalError
