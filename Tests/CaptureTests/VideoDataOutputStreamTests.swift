@@ -47,9 +47,11 @@ struct VideoDataOutputStreamTests {
         var current: AsyncStream<SampleBuffer>? = output.sampleBuffers()
         feeder.start()
         defer { feeder.stop() }
-        let budget = Date().addingTimeInterval(1)
+        // Unloaded, the unfixed output lost its sequence within a few thousand rounds (~30,000 a
+        // second); on a busy machine rounds are far slower, hence the longer time limit.
+        let budget = Date().addingTimeInterval(3)
         var rounds = 0
-        while Date() < budget {
+        while rounds < 20_000, Date() < budget {
             rounds += 1
             // The old sequence stays alive until the new one replaces it, as in a reader that ends
             // one `for await` loop and starts another.
