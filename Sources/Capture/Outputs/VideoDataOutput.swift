@@ -52,6 +52,8 @@ public final class VideoDataOutput: FrameConsumer {
         var delegate: (any VideoDataOutputSampleBufferDelegate)?
         var queue: DispatchQueue?
         var continuation: AsyncStream<SampleBuffer>.Continuation?
+        /// Counts `sampleBuffers()` calls: which sequence `continuation` belongs to.
+        var generation = 0
         var pool: PixelBufferPool?
         /// One reused intermediate buffer per step before the last (convert, scale, mirror).
         var scratch: [PixelBuffer?] = []
@@ -103,6 +105,7 @@ public final class VideoDataOutput: FrameConsumer {
         let previous = state.withLock { state -> AsyncStream<SampleBuffer>.Continuation? in
             let old = state.continuation
             state.continuation = continuation
+            state.generation += 1
             return old
         }
         previous?.finish()
@@ -192,14 +195,18 @@ public final class VideoDataOutput: FrameConsumer {
     }
 
     private func deliver(_ sample: SampleBuffer) {
-        let (delegate, queue, continuation) = state.withLock { ($0.delegate, $0.queue, $0.continuation) }
+        let (delegate, queue, continuation, generation) = state.withLock { ($0.delegate, $0.queue, $0.continuation, $0.generation) }
         var delivered = false
         if let continuation {
             switch continuation.yield(sample) {
             case .enqueued: delivered = true
             case .dropped: drop()  // the previous, unread frame made room for this one
                 delivered = true
-            case .terminated: state.withLock { $0.continuation = nil }
+            case .terminated:
+                // Nobody reads that sequence any more: stop converting frames for it, unless a
+                // new `sampleBuffers()` call has replaced it meanwhile (clearing that one would
+                // starve its reader for good).
+                state.withLock { if $0.generation == generation { $0.continuation = nil } }
             @unknown default: break
             }
         }
