@@ -9,9 +9,11 @@ final class ClosureBox<T>: @unchecked Sendable {
 }
 
 /// Connects `handler` to `signal` of `instance`, for signals whose handler takes only the
-/// instance (clicked, activate, destroy, notify::…, …).
+/// instance (clicked, activate, destroy, realize, …). Property changes pass a second argument:
+/// use `connectNotify`.
 @discardableResult
 func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: @escaping @MainActor () -> Void) -> UInt {
+    precondition(!signal.hasPrefix("notify"), "notify passes a GParamSpec: connect it with connectNotify")
     let box = ClosureBox(handler)
     let trampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
         let box = Unmanaged<ClosureBox<@MainActor () -> Void>>.fromOpaque(data!).takeUnretainedValue()
@@ -19,6 +21,13 @@ func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: @
     }
     return g_signal_connect_data(instance, signal, unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
                                  { data, _ in Unmanaged<ClosureBox<@MainActor () -> Void>>.fromOpaque(data!).release() }, GConnectFlags(0))
+}
+
+/// Connects `handler` to changes of `property` of `instance` ("notify::PROPERTY", whose handler
+/// gets the GParamSpec before the closure's data).
+@discardableResult
+func connectNotify(_ instance: UnsafeMutableRawPointer, _ property: String, _ handler: @escaping @MainActor () -> Void) -> UInt {
+    connect(instance, "notify::" + property) { (_: UnsafeMutableRawPointer?) in handler() }
 }
 
 /// Connects a handler that receives the signal's first pointer argument (GAction's "activate"

@@ -87,7 +87,7 @@ final class CameraWindow {
     /// Lets the camera go while the window is minimised (GTK 4.8 reports it on X11).
     private func followMinimizing() {
         guard let surface = gtk_native_get_surface(cast(window)) else { return }
-        connect(UnsafeMutableRawPointer(surface), "notify::state") { [weak self] in
+        connectNotify(UnsafeMutableRawPointer(surface), "state") { [weak self] in
             guard let self else { return }
             let state = gdk_toplevel_get_state(cast(surface))
             let isMinimized = state.rawValue & GDK_TOPLEVEL_STATE_MINIMIZED.rawValue != 0

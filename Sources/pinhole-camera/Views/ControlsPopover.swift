@@ -63,7 +63,7 @@ final class ControlsPopover {
                 let toggle = gtk_switch_new()!
                 gtk_widget_set_halign(toggle, GTK_ALIGN_END)
                 gtk_switch_set_active(cast(toggle), id == .exposureMode ? (value != 1 ? 1 : 0) : (value != 0 ? 1 : 0))
-                connect(UnsafeMutableRawPointer(toggle), "notify::active") { [weak self] in
+                connectNotify(UnsafeMutableRawPointer(toggle), "active") { [weak self] in
                     let on = gtk_switch_get_active(cast(toggle)) != 0
                     self?.model.setControl(id, to: id == .exposureMode ? (on ? automatic : 1) : (on ? 1 : 0))
                     self?.refreshSensitivity(grid)
@@ -118,7 +118,7 @@ final class ControlsPopover {
         let drop = pointers.withUnsafeMutableBufferPointer { gtk_drop_down_new_from_strings($0.baseAddress) }!
         for pointer in pointers { free(UnsafeMutableRawPointer(mutating: pointer)) }
         gtk_drop_down_set_selected(cast(drop), guint(selected))
-        connect(UnsafeMutableRawPointer(drop), "notify::selected") {
+        connectNotify(UnsafeMutableRawPointer(drop), "selected") {
             chosen(Int(gtk_drop_down_get_selected(cast(drop))))
         }
         return drop

@@ -22,8 +22,9 @@ enum PreferencesWindow {
             let toggle = gtk_switch_new()!
             gtk_widget_set_valign(toggle, GTK_ALIGN_CENTER)
             gtk_switch_set_active(cast(toggle), store.bool(key) ? 1 : 0)
-            pinhole_set_accessible_label(toggle, title)
-            connect(UnsafeMutableRawPointer(toggle), "notify::active") {
+            // Named by its row (the activatable widget is labelled by the row's title): a label of
+            // its own made screen readers say the title twice.
+            connectNotify(UnsafeMutableRawPointer(toggle), "active") {
                 store.setBool(key, gtk_switch_get_active(cast(toggle)) != 0)
                 model.preferencesChanged()
             }
@@ -75,7 +76,7 @@ enum PreferencesWindow {
             }
             adw_combo_row_set_selected(cast(row), guint(ids.firstIndex(of: chosen) ?? 0))
             gtk_widget_set_sensitive(row, 1)
-            connect(UnsafeMutableRawPointer(row), "notify::selected") {
+            connectNotify(UnsafeMutableRawPointer(row), "selected") {
                 let index = Int(adw_combo_row_get_selected(cast(row)))
                 guard ids.indices.contains(index) else { return }
                 store.setString(PreferenceKey.microphone, ids[index])
