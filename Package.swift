@@ -28,6 +28,8 @@ let package = Package(
         // that let the GLib main loop run Swift's main actor; libcanberra for the shutter sound.
         .systemLibrary(name: "CGtk", path: "Sources/CGtk", pkgConfig: "libadwaita-1"),
         .systemLibrary(name: "CCanberra", path: "Sources/CCanberra", pkgConfig: "libcanberra"),
+        // gettext for the command-line tool, which must not link GTK: glibc's own (libintl.h).
+        .systemLibrary(name: "CGettext", path: "Sources/CGettext"),
         // libpng reports errors with longjmp, which Swift cannot catch: a small C shim owns setjmp.
         .target(name: "CPNG", path: "Sources/CPNG", linkerSettings: [.linkedLibrary("png16")]),
         // VIDIOC_* numbers are function-like macros and ioctl is variadic: a small C shim exposes both.
@@ -41,7 +43,7 @@ let package = Package(
                 swiftSettings: [.unsafeFlags(["-O"])]),
         .target(name: "Capture", dependencies: ["Media", "CV4L2", "CSensorProxy", "CPulse"]),
         .target(name: "PhotoLibrary", dependencies: ["Media", "CSQLite"]),
-        .executableTarget(name: "pinhole", dependencies: ["Capture", "Media", "PhotoLibrary"]),
+        .executableTarget(name: "pinhole", dependencies: ["Capture", "Media", "PhotoLibrary", "CGettext"]),
         // The camera app: a GTK-free model (unit-tested without a display) and the GTK views over it.
         .target(name: "CameraModel", dependencies: ["Capture", "Media", "PhotoLibrary"]),
         .executableTarget(name: "pinhole-camera", dependencies: ["CameraModel", "Capture", "Media", "PhotoLibrary", "CGtk", "CCanberra"]),

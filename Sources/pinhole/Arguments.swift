@@ -28,7 +28,7 @@ struct Arguments {
     mutating func integer(_ names: String..., range: ClosedRange<Int>) throws(CLIError) -> Int? {
         guard let text = try option(names) else { return nil }
         guard let value = Int(text), range.contains(value) else {
-            throw .usage("\(names[0]) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+            throw .usage(L("%@ must be a whole number from %@ to %@, not '%@'", names[0], String(range.lowerBound), String(range.upperBound), text))
         }
         return value
     }
@@ -37,7 +37,7 @@ struct Arguments {
     mutating func number(_ names: String..., range: ClosedRange<Double>) throws(CLIError) -> Double? {
         guard let text = try option(names) else { return nil }
         guard let value = Double(text), range.contains(value) else {
-            throw .usage("\(names[0]) must be a number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+            throw .usage(L("%@ must be a number from %@ to %@, not '%@'", names[0], String(range.lowerBound), String(range.upperBound), text))
         }
         return value
     }
@@ -49,7 +49,7 @@ struct Arguments {
             let argument = remaining[index]
             if argument == "--" { break }
             if names.contains(argument) {
-                guard index + 1 < remaining.count else { throw .usage("\(argument) needs a value") }
+                guard index + 1 < remaining.count else { throw .usage(L("%@ needs a value", argument)) }
                 value = remaining[index + 1]
                 remaining.removeSubrange(index...(index + 1))
                 continue
@@ -70,11 +70,11 @@ struct Arguments {
         var afterDashes = false
         for argument in remaining {
             if !afterDashes && argument == "--" { afterDashes = true; continue }
-            if !afterDashes && argument.hasPrefix("-") && argument != "-" { throw .usage("unknown option '\(argument)'") }
+            if !afterDashes && argument.hasPrefix("-") && argument != "-" { throw .usage(L("unknown option '%@'", argument)) }
             positionals.append(argument)
         }
         guard positionals.count <= maximumPositionals else {
-            throw .usage("unexpected argument '\(positionals[maximumPositionals])'")
+            throw .usage(L("unexpected argument '%@'", positionals[maximumPositionals]))
         }
         self.positionals = positionals
         return positionals

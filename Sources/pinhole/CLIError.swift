@@ -48,7 +48,7 @@ enum CLIError: Error {
     /// The one-line message: what happened, and what to do about it here.
     var message: String {
         switch self {
-        case let .usage(text): return "\(text). See `pinhole --help`."
+        case let .usage(text): return L("%@. See `pinhole --help`.", text)
         case let .capture(error): return CLIError.line(for: error)
         case let .media(.io(path, failure)): return CLIError.cannotSave(path, failure)
         case let .media(error): return error.description
@@ -62,13 +62,13 @@ enum CLIError: Error {
     static func line(for error: CaptureError) -> String {
         switch error {
         case .noCamera:
-            return "No camera found. Connect a camera, or use Pinhole's test camera (--device test)."
+            return L("No camera found. Connect a camera, or use Pinhole's test camera (--device test).")
         case .deviceNotFound:
-            return error.description + " List cameras with `pinhole devices`."
+            return error.description + " " + L("List cameras with `pinhole devices`.")
         case .soundServerNotResponding:
-            return error.description + " Restart it (systemctl --user restart pipewire-pulse, or pulseaudio -k)."
+            return error.description + " " + L("Restart it (systemctl --user restart pipewire-pulse, or pulseaudio -k).")
         case let .recordingFailed(path, .file(failure, kept)):
-            return kept ? CLIError.cannotSave(path, failure, kept: "the recording was kept up to its last complete second") : CLIError.cannotSave(path, failure)
+            return kept ? CLIError.cannotSave(path, failure, kept: L("the recording was kept up to its last complete second")) : CLIError.cannotSave(path, failure)
         case let .media(.io(path, failure)):
             return CLIError.cannotSave(path, failure)
         default:
@@ -80,15 +80,15 @@ enum CLIError: Error {
     static func line(for error: LibraryError) -> String {
         switch error {
         case let .accessDenied(_, failure):
-            return error.description + (failure == .permissionDenied || failure == .readOnly ? " Check the folder's permissions." : "")
+            return error.description + (failure == .permissionDenied || failure == .readOnly ? " " + L("Check the folder's permissions.") : "")
         case .index:
-            return error.description + " Run `pinhole library verify --repair` to rebuild it."
+            return error.description + " " + L("Run `pinhole library verify --repair` to rebuild it.")
         case .notFound:
-            return error.description + " List them with `pinhole library list`."
+            return error.description + " " + L("List them with `pinhole library list`.")
         case .albumNotFound:
-            return error.description + " List them with `pinhole library albums`."
+            return error.description + " " + L("List them with `pinhole library albums`.")
         case .albumExists:
-            return error.description + " Choose another name."
+            return error.description + " " + L("Choose another name.")
         case let .cannotWrite(path, failure):
             return CLIError.cannotSave(path, failure, option: nil)
         default:
@@ -99,23 +99,40 @@ enum CLIError: Error {
     /// The line for a file given to `library import` that was not imported.
     static func importLine(for error: LibraryError) -> String {
         switch error {
-        case let .unsupportedFile(path, reason): return "\(path) cannot be imported: \(reason)."
-        case let .cannotRead(path, failure): return "\(path) cannot be imported: \(failure)."
+        case let .unsupportedFile(path, reason): return L("%@ cannot be imported: %@.", path, reason)
+        case let .cannotRead(path, failure): return L("%@ cannot be imported: %@.", path, words(failure))
         default: return line(for: error)
         }
     }
 
     /// "Cannot save PATH: the disk is full. Free some space, or choose another folder with -o."
     static func cannotSave(_ path: String, _ failure: FileFailure, kept: String? = nil, option: String? = "-o") -> String {
-        let what = "Cannot save \(path): \(failure)" + (kept.map { "; " + $0 } ?? "") + "."
+        let what = kept.map { L("Cannot save %@: %@; %@.", path, words(failure), $0) } ?? L("Cannot save %@: %@.", path, words(failure))
         let advice: String? = switch failure {
-        case .diskFull, .quotaExceeded: "Free some space" + (option.map { ", or choose another folder with \($0)" } ?? "") + "."
-        case .permissionDenied, .readOnly: option.map { "Choose a folder you can write with \($0)." } ?? "Check the folder's permissions."
-        case .notFound, .notAFolder: option.map { "Choose an existing folder with \($0)." }
-        case .exists: "Pinhole never replaces files: choose another name."
-        default: option.map { "Choose another folder with \($0)." }
+        case .diskFull, .quotaExceeded: option.map { L("Free some space, or choose another folder with %@.", $0) } ?? L("Free some space.")
+        case .permissionDenied, .readOnly: option.map { L("Choose a folder you can write with %@.", $0) } ?? L("Check the folder's permissions.")
+        case .notFound, .notAFolder: option.map { L("Choose an existing folder with %@.", $0) }
+        case .exists: L("Pinhole never replaces files: choose another name.")
+        default: option.map { L("Choose another folder with %@.", $0) }
         }
         return advice.map { what + " " + $0 } ?? what
+    }
+
+    /// Why a file could not be read or written, in the user's language (Media's words in English).
+    static func words(_ failure: FileFailure) -> String {
+        switch failure {
+        case .diskFull: L("the disk is full")
+        case .quotaExceeded: L("the disk quota is used up")
+        case .permissionDenied: L("permission denied")
+        case .readOnly: L("the file system is read-only")
+        case .notFound: L("the file or folder does not exist")
+        case .notAFolder: L("a part of the path is not a folder")
+        case .exists: L("a file of that name exists")
+        case .notRegularFile: L("it is not a regular file")
+        case let .tooLarge(size, limit): L("the file is %@ bytes, over the limit of %@", String(size), String(limit))
+        // strerror's words, in the user's language where the C library has them.
+        case .system: failure.description
+        }
     }
 }
 
@@ -139,9 +156,7 @@ enum ExitCode {
     static let notFound: Int32 = 7
 
     /// The table printed by `--help`.
-    static let help = """
-    Exit codes: 0 ok, 1 camera or image failure, 2 bad arguments, 3 no camera,
-                4 access denied, 5 camera busy or unplugged, 6 cannot write the file,
-                7 no library item with that ID.
-    """
+    static var help: String {
+        L("Exit codes: 0 ok, 1 camera or image failure, 2 bad arguments, 3 no camera,\n            4 access denied, 5 camera busy or unplugged, 6 cannot write the file,\n            7 no library item with that ID.")
+    }
 }

@@ -4,17 +4,11 @@ import Media
 
 /// `pinhole devices`: lists cameras with their formats, controls and access status.
 enum DevicesCommand {
-    static let help = """
-    Usage: pinhole devices [--json]
-
-    Lists the cameras: ID, name, position, type, device node, access, formats (sizes and frame
-    rates) and controls with their ranges. Pinhole's virtual test cameras are listed last.
-
-      --json    print a JSON array instead of text
-      -h, --help
-
-    \(ExitCode.help)
-    """
+    static var help: String {
+        Help.page(L("Usage: pinhole devices [--json]"),
+                  L("Lists the cameras: ID, name, position, type, device node, access, formats (sizes and frame\nrates) and controls with their ranges. Pinhole's virtual test cameras are listed last."),
+                  [.init("--json", L("print a JSON array instead of text")), .init("-h, --help")], width: 10)
+    }
 
     static func run(_ arguments: [String]) throws(CLIError) {
         var arguments = Arguments(arguments)
@@ -29,19 +23,20 @@ enum DevicesCommand {
             return
         }
         if !devices.contains(where: { $0.deviceType != .virtual }) {
-            print("No camera found. Pinhole's test cameras are available as --device test-front and --device test-back.\n")
+            print(L("No camera found. Pinhole's test cameras are available as --device test-front and --device test-back.") + "\n")
         }
         for device in devices { print(text(device)) }
     }
 
     /// A device as text, for people.
     static func text(_ device: CaptureDevice) -> String {
-        var lines = ["\(device.localizedName) — \(device.position.rawValue), \(device.deviceType.rawValue)"]
-        lines.append("  ID: \(device.uniqueID)")
-        if let path = device.path { lines.append("  Node: \(path)") }
-        lines.append("  Access: \(accessText(device))")
+        // Translators: a camera's name, where it faces and its kind: "Webcam — front, external".
+        var lines = [L("%@ — %@, %@", device.localizedName, positionText(device.position), typeText(device.deviceType))]
+        lines.append("  " + L("ID: %@", device.uniqueID))
+        if let path = device.path { lines.append("  " + L("Node: %@", path)) }
+        lines.append("  " + L("Access: %@", accessText(device)))
         if !device.formats.isEmpty {
-            lines.append("  Formats:")
+            lines.append("  " + L("Formats:"))
             var order: [PixelFormat] = []
             for format in device.formats where !order.contains(format.pixelFormat) { order.append(format.pixelFormat) }
             for pixelFormat in order {
@@ -52,7 +47,7 @@ enum DevicesCommand {
             }
         }
         if !device.controls.isEmpty {
-            lines.append("  Controls:")
+            lines.append("  " + L("Controls:"))
             for control in device.controls { lines.append("    " + controlText(control)) }
         }
         return lines.joined(separator: "\n") + "\n"
@@ -60,10 +55,35 @@ enum DevicesCommand {
 
     static func accessText(_ device: CaptureDevice) -> String {
         switch device.authorizationStatus {
-        case .authorized: "authorized"
-        case .denied: "denied. " + (device.accessProblem?.description ?? "")
-        case .restricted: "restricted"
-        case .notDetermined: "not determined"
+        case .authorized: L("authorized")
+        case .denied: L("denied. %@", device.accessProblem?.description ?? "")
+        case .restricted: L("restricted")
+        case .notDetermined: L("not determined")
+        }
+    }
+
+    /// Where the camera faces, as the text listing says it.
+    static func positionText(_ position: CaptureDevice.Position) -> String {
+        switch position {
+        // Translators: where a camera faces, in `pinhole devices`.
+        case .front: L("front")
+        case .back: L("back")
+        // Translators: a camera's position: plugged in (USB), not built into the computer.
+        case .external: L("external")
+        // Translators: a camera's position: not known.
+        case .unspecified: L("unspecified")
+        }
+    }
+
+    /// The kind of camera, as the text listing says it.
+    static func typeText(_ type: CaptureDevice.DeviceType) -> String {
+        switch type {
+        // Translators: a kind of camera, after its position in `pinhole devices`: built into the computer.
+        case .builtIn: L("builtIn")
+        // Translators: a kind of camera: plugged in (USB).
+        case .external: L("external")
+        // Translators: a kind of camera: Pinhole's test camera, made by the program.
+        case .virtual: L("virtual")
         }
     }
 
@@ -75,10 +95,11 @@ enum DevicesCommand {
     static func controlText(_ control: DeviceControl) -> String {
         let head = "\(control.name) [\(control.id)]"
         switch control.kind {
-        case .integer: return "\(head): \(control.minimum)…\(control.maximum) step \(control.step), default \(control.defaultValue)"
-        case .boolean: return "\(head): on/off, default \(control.defaultValue != 0 ? "on" : "off")"
-        case .menu: return "\(head): " + control.menu.map { "\($0.value)=\($0.label)" }.joined(separator: ", ") + ", default \(control.defaultValue)"
-        case .button: return "\(head): button"
+        case .integer:
+            return L("%@: %@…%@ step %@, default %@", head, String(control.minimum), String(control.maximum), String(control.step), String(control.defaultValue))
+        case .boolean: return L("%@: on/off, default %@", head, control.defaultValue != 0 ? L("on") : L("off"))
+        case .menu: return L("%@: %@, default %@", head, control.menu.map { "\($0.value)=\($0.label)" }.joined(separator: ", "), String(control.defaultValue))
+        case .button: return L("%@: button", head)
         case .other: return "\(head): \(control.minimum)…\(control.maximum)"
         }
     }

@@ -4,30 +4,24 @@ import PhotoLibrary
 
 /// `pinhole library …`: the photo library shared with the app.
 enum LibraryCommand {
-    static let help = """
-    Usage: pinhole library COMMAND [options]
-
-    The photo library: photos in $XDG_PICTURES_DIR/Camera, videos in $XDG_VIDEOS_DIR/Camera, and an
-    index in $XDG_DATA_HOME/pinhole/library.sqlite3 (PINHOLE_LIBRARY=DIR: a self-contained library in DIR).
-
-      list [--json] [--type photo|video] [--favorites] [--album NAME] [--since DATE] [--limit N]
-                                       newest first; DATE is YYYY-MM-DD or YYYY-MM-DDTHH:MM (local time)
-      info ID [--json]
-      import FILE…                     copy photos (JPEG, PNG, HEIF, WebP) and videos (MP4, MOV, WebM, MKV) in;
-                                       checked first; duplicates reported, not added
-      export ID… --to DIR [--strip-location]   copy out; --strip-location removes where it was taken
-      delete ID…                       move to the Trash (restorable)
-      restore ID…                      bring back from the Trash
-      favorite ID… [--off]
-      thumbnail ID [--size normal|large|x-large|xx-large]   print the freedesktop thumbnail's path
-      thumbnails [--size SIZE]         make every missing or stale thumbnail now (default: large)
-      albums                           the albums with their sizes
-      album create|delete NAME | album rename NAME NEW | album add|remove NAME ID…
-      verify [--repair]                check the index against the files (--repair: make them agree)
-      -h, --help
-
-    \(ExitCode.help)
-    """
+    static var help: String {
+        Help.page(L("Usage: pinhole library COMMAND [options]"),
+                  L("The photo library: photos in $XDG_PICTURES_DIR/Camera, videos in $XDG_VIDEOS_DIR/Camera, and an\nindex in $XDG_DATA_HOME/pinhole/library.sqlite3 (PINHOLE_LIBRARY=DIR: a self-contained library in DIR)."),
+                  [.init("list [--json] [--type photo|video] [--favorites] [--album NAME] [--since DATE] [--limit N]",
+                         L("newest first; DATE is YYYY-MM-DD or YYYY-MM-DDTHH:MM (local time)"), below: true),
+                   .init("info ID [--json]"),
+                   .init("import FILE…", L("copy photos (JPEG, PNG, HEIF, WebP) and videos (MP4, MOV, WebM, MKV) in;\nchecked first; duplicates reported, not added")),
+                   .init("export ID… --to DIR [--strip-location]", L("copy out; --strip-location removes where it was taken")),
+                   .init("delete ID…", L("move to the Trash (restorable)")),
+                   .init("restore ID…", L("bring back from the Trash")),
+                   .init("favorite ID… [--off]"),
+                   .init("thumbnail ID [--size normal|large|x-large|xx-large]", L("print the freedesktop thumbnail's path")),
+                   .init("thumbnails [--size SIZE]", L("make every missing or stale thumbnail now (default: large)")),
+                   .init("albums", L("the albums with their sizes")),
+                   .init("album create|delete NAME | album rename NAME NEW | album add|remove NAME ID…"),
+                   .init("verify [--repair]", L("check the index against the files (--repair: make them agree)")),
+                   .init("-h, --help")], width: 33)
+    }
 
     static func run(_ arguments: [String]) async throws(CLIError) {
         guard let command = arguments.first, command != "-h", command != "--help" else { output(help); return }
@@ -43,14 +37,14 @@ enum LibraryCommand {
                 let sinceText = try options.option("--since")
                 var since: Double?
                 if let sinceText {
-                    guard let date = parseDate(sinceText) else { throw CLIError.usage("--since must be YYYY-MM-DD or YYYY-MM-DDTHH:MM, not '\(sinceText)'") }
+                    guard let date = parseDate(sinceText) else { throw CLIError.usage(L("--since must be YYYY-MM-DD or YYYY-MM-DDTHH:MM, not '%@'", sinceText)) }
                     since = date
                 }
                 let limit = try options.integer("--limit", range: 1...1_000_000)
                 _ = try options.finish()
                 var type: Asset.MediaType?
                 if let typeText {
-                    guard let value = Asset.MediaType(rawValue: typeText) else { throw CLIError.usage("--type must be photo or video, not '\(typeText)'") }
+                    guard let value = Asset.MediaType(rawValue: typeText) else { throw CLIError.usage(L("--type must be photo or video, not '%@'", typeText)) }
                     type = value
                 }
                 var assets: [Asset]
@@ -65,12 +59,12 @@ enum LibraryCommand {
             case "info":
                 let json = options.flag("--json")
                 let ids = try options.finish(maximumPositionals: 1)
-                guard let id = ids.first else { throw CLIError.usage("info needs an asset ID (see `pinhole library list`)") }
+                guard let id = ids.first else { throw CLIError.usage(L("info needs an asset ID (see `pinhole library list`)")) }
                 guard let asset = try await library.asset(id: id) else { throw CLIError.library(.notFound(id)) }
                 if json { printJSON(describe(asset)) } else { for (key, value) in describe(asset).sorted(by: { $0.key < $1.key }) { output("\(key): \(value)") } }
             case "import":
                 let files = try options.finish(maximumPositionals: .max)
-                guard !files.isEmpty else { throw CLIError.usage("import needs at least one file") }
+                guard !files.isEmpty else { throw CLIError.usage(L("import needs at least one file")) }
                 var failed: CLIError?
                 for file in files {
                     do {
@@ -87,36 +81,36 @@ enum LibraryCommand {
                 let folder = try options.option("--to")
                 let strip = options.flag("--strip-location")
                 let ids = try options.finish(maximumPositionals: .max)
-                guard let folder, !ids.isEmpty else { throw CLIError.usage("export needs asset IDs and --to DIR") }
+                guard let folder, !ids.isEmpty else { throw CLIError.usage(L("export needs asset IDs and --to DIR")) }
                 for path in try await library.export(ids: ids, to: folder, stripLocation: strip) { output(path) }
             case "delete":
                 let ids = try options.finish(maximumPositionals: .max)
-                guard !ids.isEmpty else { throw CLIError.usage("delete needs asset IDs") }
+                guard !ids.isEmpty else { throw CLIError.usage(L("delete needs asset IDs")) }
                 try await library.delete(ids: ids)
             case "restore":
                 let ids = try options.finish(maximumPositionals: .max)
-                guard !ids.isEmpty else { throw CLIError.usage("restore needs asset IDs") }
+                guard !ids.isEmpty else { throw CLIError.usage(L("restore needs asset IDs")) }
                 for asset in try await library.restore(ids: ids) { output("\(asset.id)\t\(asset.path)") }
             case "favorite":
                 let off = options.flag("--off")
                 let ids = try options.finish(maximumPositionals: .max)
-                guard !ids.isEmpty else { throw CLIError.usage("favorite needs asset IDs") }
+                guard !ids.isEmpty else { throw CLIError.usage(L("favorite needs asset IDs")) }
                 try await library.setFavorite(!off, ids: ids)
             case "thumbnail":
                 let size = try thumbnailSize(try options.option("--size") ?? "large")
                 let ids = try options.finish(maximumPositionals: 1)
-                guard let id = ids.first else { throw CLIError.usage("thumbnail needs an asset ID") }
+                guard let id = ids.first else { throw CLIError.usage(L("thumbnail needs an asset ID")) }
                 output(try await library.thumbnail(for: id, size: size))
             case "thumbnails":
                 let size = try thumbnailSize(try options.option("--size") ?? "large")
                 _ = try options.finish()
-                output("thumbnails: \(try await library.prepareThumbnails(size: size)) made")
+                output(L("thumbnails: %@ made", String(try await library.prepareThumbnails(size: size))))
             case "albums":
                 _ = try options.finish()
                 for album in try await library.albums() { output("\(album.name)\t\(album.count)") }
             case "album":
                 let words = try options.finish(maximumPositionals: .max)
-                guard words.count >= 2 else { throw CLIError.usage("album needs an action and a name: create, rename, delete, add, remove") }
+                guard words.count >= 2 else { throw CLIError.usage(L("album needs an action and a name: create, rename, delete, add, remove")) }
                 let (action, name, rest) = (words[0], words[1], Array(words.dropFirst(2)))
                 switch action {
                 case "create" where rest.isEmpty: try await library.createAlbum(name)
@@ -124,21 +118,21 @@ enum LibraryCommand {
                 case "rename" where rest.count == 1: try await library.renameAlbum(name, to: rest[0])
                 case "add" where !rest.isEmpty: try await library.add(ids: rest, toAlbum: name)
                 case "remove" where !rest.isEmpty: try await library.remove(ids: rest, fromAlbum: name)
-                default: throw CLIError.usage("album \(action): see `pinhole library --help` for its arguments")
+                default: throw CLIError.usage(L("album %@: see `pinhole library --help` for its arguments", action))
                 }
             case "verify":
                 let repair = options.flag("--repair")
                 _ = try options.finish()
                 if repair {
                     let changes = try await library.synchronize()
-                    output("verify: index repaired: \(changes.added) added, \(changes.removed) removed")
+                    output(L("verify: index repaired: %@ added, %@ removed", String(changes.added), String(changes.removed)))
                 } else {
                     let differences = try await library.differences()
-                    output("verify: \(differences.missingFromIndex.count) files not in the index, \(differences.missingFiles.count) rows without a file")
+                    output(L("verify: %@ files not in the index, %@ rows without a file", String(differences.missingFromIndex.count), String(differences.missingFiles.count)))
                     if !differences.missingFromIndex.isEmpty || !differences.missingFiles.isEmpty { throw CLIError.reported(ExitCode.failure) }
                 }
             default:
-                throw CLIError.usage("unknown library command '\(command)'")
+                throw CLIError.usage(L("unknown library command '%@'", command))
             }
         } catch let error as CLIError {
             throw error
@@ -158,7 +152,7 @@ enum LibraryCommand {
     /// The freedesktop size named by --size.
     static func thumbnailSize(_ name: String) throws(CLIError) -> ThumbnailSize {
         guard let size = ThumbnailSize.allCases.first(where: { $0.folderName == name }) else {
-            throw CLIError.usage("--size must be normal, large, x-large or xx-large, not '\(name)'")
+            throw CLIError.usage(L("--size must be normal, large, x-large or xx-large, not '%@'", name))
         }
         return size
     }

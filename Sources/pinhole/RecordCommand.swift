@@ -7,28 +7,21 @@ import Synchronization
 
 /// `pinhole record`: records a movie until a duration, a size or Ctrl-C, and prints where it went.
 enum RecordCommand {
-    static let help = """
-    Usage: pinhole record [options]
-
-    Records video (with sound from the default microphone when there is one) until --duration,
-    --max-size or Ctrl-C, and prints the saved file's path. Movies go into the library:
-    $XDG_VIDEOS_DIR/Camera ("Video from YYYY-MM-DD HH-MM-SS.mp4"); with -o, to a plain file.
-    The file plays even if pinhole is killed: at most the last second is lost.
-
-      --device ID|PATH      camera ID (see `pinhole devices`), device node, or test-front/test-back
-      --size WxH            video size (default: the largest up to 1920x1080 the camera streams at 24 fps or more)
-      --fps N               frame rate (default: the fastest at that size)
-      --duration SECONDS    stop after this long
-      --max-size MB         stop once the file reaches this size (it may pass it by up to a second's worth)
-      --audio SOURCE        record from this PulseAudio/PipeWire source (see `pactl list sources short`)
-      --no-audio            record without sound
-      --format mp4|webm     H.264 + AAC in MP4 (default) or VP9 + Opus in WebM
-      --quality N           constant-rate factor: lower is better and larger (default 23; 0–51)
-      -o, --output PATH     file to write, or an existing folder to write into
-      -h, --help
-
-    \(ExitCode.help)
-    """
+    static var help: String {
+        Help.page(L("Usage: pinhole record [options]"),
+                  L("Records video (with sound from the default microphone when there is one) until --duration,\n--max-size or Ctrl-C, and prints the saved file's path. Movies go into the library:\n$XDG_VIDEOS_DIR/Camera (\"Video from YYYY-MM-DD HH-MM-SS.mp4\"); with -o, to a plain file.\nThe file plays even if pinhole is killed: at most the last second is lost."),
+                  [.init("--device ID|PATH", L("camera ID (see `pinhole devices`), device node, or test-front/test-back")),
+                   .init("--size WxH", L("video size (default: the largest up to 1920x1080 the camera streams at 24 fps or more)")),
+                   .init("--fps N", L("frame rate (default: the fastest at that size)")),
+                   .init("--duration SECONDS", L("stop after this long")),
+                   .init("--max-size MB", L("stop once the file reaches this size (it may pass it by up to a second's worth)")),
+                   .init("--audio SOURCE", L("record from this PulseAudio/PipeWire source (see `pactl list sources short`)")),
+                   .init("--no-audio", L("record without sound")),
+                   .init("--format mp4|webm", L("H.264 + AAC in MP4 (default) or VP9 + Opus in WebM")),
+                   .init("--quality N", L("constant-rate factor: lower is better and larger (default 23; 0–51)")),
+                   .init("-o, --output PATH", L("file to write, or an existing folder to write into")),
+                   .init("-h, --help")], width: 22)
+    }
 
     static func run(_ arguments: [String]) async throws(CLIError) {
         let stalled = Mutex(false)
@@ -45,13 +38,13 @@ enum RecordCommand {
         let quality = try arguments.integer("--quality", range: 0...63) ?? 23
         let destination = try arguments.option("-o", "--output")
         _ = try arguments.finish()
-        guard let format = MovieSettings.Format(rawValue: formatText.lowercased()) else { throw .usage("--format must be mp4 or webm, not '\(formatText)'") }
-        if noAudio && audioSource != nil { throw .usage("--audio and --no-audio cannot be used together") }
+        guard let format = MovieSettings.Format(rawValue: formatText.lowercased()) else { throw .usage(L("--format must be mp4 or webm, not '%@'", formatText)) }
+        if noAudio && audioSource != nil { throw .usage(L("--audio and --no-audio cannot be used together")) }
         var requested: CaptureDevice.Dimensions?
         if let sizeText {
             let parts = sizeText.lowercased().split(separator: "x")
             guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
-                throw .usage("--size must be WIDTHxHEIGHT such as 1280x720, not '\(sizeText)'")
+                throw .usage(L("--size must be WIDTHxHEIGHT such as 1280x720, not '%@'", sizeText))
             }
             requested = .init(width: w, height: h)
         }
@@ -69,7 +62,7 @@ enum RecordCommand {
         }
         let device = try SnapCommand.pickDevice(id: deviceID, position: .unspecified)
         if device.deviceType == .virtual && deviceID == nil {
-            FileHandle.standardError.write(Data("No camera found: using Pinhole's test camera.\n".utf8))
+            FileHandle.standardError.write(Data((L("No camera found: using Pinhole's test camera.") + "\n").utf8))
         }
         let (streamFormat, interval) = try chooseFormat(device, size: requested, fps: fps)
         let session = CaptureSession()
@@ -161,10 +154,10 @@ enum RecordCommand {
         }
         guard let summary, summary.frameCount > 0 else { throw .capture(.timeout(device: device.localizedName, seconds: 10)) }
         if summary.droppedFrameCount > 0 {
-            FileHandle.standardError.write(Data("\(summary.droppedFrameCount) frames were dropped: encoding could not keep up; try a smaller --size or --format mp4.\n".utf8))
+            FileHandle.standardError.write(Data((L("%@ frames were dropped: encoding could not keep up; try a smaller --size or --format mp4.", String(summary.droppedFrameCount)) + "\n").utf8))
         }
         if summary.skippedFrameCount > 0 {
-            FileHandle.standardError.write(Data("\(summary.skippedFrameCount) frames were skipped by the camera: it could not keep its frame rate; try a smaller --size or --fps.\n".utf8))
+            FileHandle.standardError.write(Data((L("%@ frames were skipped by the camera: it could not keep its frame rate; try a smaller --size or --fps.", String(summary.skippedFrameCount)) + "\n").utf8))
         }
         if let library {
             do {
@@ -184,7 +177,7 @@ enum RecordCommand {
         case .noSoundServer, .soundServerNotResponding, .noMicrophone: true
         default: false
         }
-        FileHandle.standardError.write(Data((saysSo ? text : "Recording without sound: " + text).utf8 + [10]))
+        FileHandle.standardError.write(Data((saysSo ? text : L("Recording without sound: %@", text)).utf8 + [10]))
     }
 
     /// The stream format: the size asked (else the largest up to 1080p at ≥ 24 fps: what two cores
@@ -204,7 +197,13 @@ enum RecordCommand {
             return a.pixelFormat == .mjpeg && b.pixelFormat != .mjpeg
         }) else {
             let offered = Set(device.formats.map { "\($0.dimensions)" }).sorted().joined(separator: ", ")
-            throw .capture(.unsupported("\(size.map { "\($0)" } ?? "video")\(fps.map { " at \($0) fps" } ?? "") (\(device.localizedName) offers \(offered))"))
+            let what = switch (size, fps) {
+            case let (size?, fps?): L("%@ at %@ fps", size.description, String(fps))
+            case let (size?, nil): size.description
+            case let (nil, fps?): L("video at %@ fps", String(fps))
+            case (nil, nil): L("video")
+            }
+            throw .capture(.unsupported(L("%@ (%@ offers %@)", what, device.localizedName, offered)))
         }
         let interval = fps.flatMap { wanted in best.frameIntervals.first { abs($0.framesPerSecond - Double(wanted)) < 0.5 } }
         return (best, interval ?? best.frameIntervals.first)
@@ -229,8 +228,9 @@ enum RecordCommand {
         while !Task.isCancelled {
             let seconds = Int(movie.recordedDuration)
             let megabytes = Double(movie.recordedFileSize) / 1_000_000
-            let line = String(format: "\rRecording %d:%02d  %.1f MB  %d dropped  (Ctrl-C stops) ", seconds / 60, seconds % 60, megabytes, movie.droppedFrameCount + movie.skippedFrameCount)
-            FileHandle.standardError.write(Data(line.utf8))
+            let line = L("Recording %@  %@ MB  %@ dropped  (Ctrl-C stops)", String(format: "%d:%02d", seconds / 60, seconds % 60),
+                         String(format: "%.1f", megabytes), String(movie.droppedFrameCount + movie.skippedFrameCount))
+            FileHandle.standardError.write(Data(("\r" + line + " ").utf8))
             try? await Task.sleep(for: .milliseconds(500))
         }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))

@@ -5,29 +5,22 @@ import PhotoLibrary
 
 /// `pinhole snap`: takes one or more photos and prints where each was saved.
 enum SnapCommand {
-    static let help = """
-    Usage: pinhole snap [options]
-
-    Takes a photo with the default camera (Pinhole's test camera when there is none) and prints
-    the saved file's path. Photos go into the photo library: $XDG_PICTURES_DIR/Camera ("Photo
-    from YYYY-MM-DD HH-MM-SS.mmm.jpg"), indexed for `pinhole library` and the app; with -o, to a
-    plain file instead. An existing file is never overwritten.
-
-      --device ID|PATH      camera ID (see `pinhole devices`), device node, or test-front/test-back
-      --position front|back the default camera facing that way
-      --size max|WxH        photo size (default: max, the camera's largest)
-      --format jpeg|png|heif
-      --quality N           1–100 (JPEG and HEIF; default 92)
-      --flash off|on|auto   the camera's flash LED where it has one (default off)
-      --timer SECONDS       wait before taking the photo
-      --count N             take N photos …
-      --interval SECONDS    … this far apart (default 1)
-      --warmup FRAMES       frames to let exposure settle first (default 3 for real cameras, 0 for the test camera)
-      -o, --output PATH     file to write, or an existing folder to write into
-      -h, --help
-
-    \(ExitCode.help)
-    """
+    static var help: String {
+        Help.page(L("Usage: pinhole snap [options]"),
+                  L("Takes a photo with the default camera (Pinhole's test camera when there is none) and prints\nthe saved file's path. Photos go into the photo library: $XDG_PICTURES_DIR/Camera (\"Photo\nfrom YYYY-MM-DD HH-MM-SS.mmm.jpg\"), indexed for `pinhole library` and the app; with -o, to a\nplain file instead. An existing file is never overwritten."),
+                  [.init("--device ID|PATH", L("camera ID (see `pinhole devices`), device node, or test-front/test-back")),
+                   .init("--position front|back", L("the default camera facing that way")),
+                   .init("--size max|WxH", L("photo size (default: max, the camera's largest)")),
+                   .init("--format jpeg|png|heif"),
+                   .init("--quality N", L("1–100 (JPEG and HEIF; default 92)")),
+                   .init("--flash off|on|auto", L("the camera's flash LED where it has one (default off)")),
+                   .init("--timer SECONDS", L("wait before taking the photo")),
+                   .init("--count N", L("take N photos …")),
+                   .init("--interval SECONDS", L("… this far apart (default 1)")),
+                   .init("--warmup FRAMES", L("frames to let exposure settle first (default 3 for real cameras, 0 for the test camera)")),
+                   .init("-o, --output PATH", L("file to write, or an existing folder to write into")),
+                   .init("-h, --help")], width: 22)
+    }
 
     static func run(_ arguments: [String]) async throws(CLIError) {
         var arguments = Arguments(arguments)
@@ -45,12 +38,12 @@ enum SnapCommand {
         let output = try arguments.option("-o", "--output")
         _ = try arguments.finish()
 
-        guard let format = PhotoSettings.Format(rawValue: formatText.lowercased()) else { throw .usage("--format must be jpeg, png or heif, not '\(formatText)'") }
-        guard let flash = PhotoSettings.FlashMode(rawValue: flashText.lowercased()) else { throw .usage("--flash must be off, on or auto, not '\(flashText)'") }
+        guard let format = PhotoSettings.Format(rawValue: formatText.lowercased()) else { throw .usage(L("--format must be jpeg, png or heif, not '%@'", formatText)) }
+        guard let flash = PhotoSettings.FlashMode(rawValue: flashText.lowercased()) else { throw .usage(L("--flash must be off, on or auto, not '%@'", flashText)) }
         var position = CaptureDevice.Position.unspecified
         if let positionText {
             guard let value = CaptureDevice.Position(rawValue: positionText.lowercased()), value == .front || value == .back else {
-                throw .usage("--position must be front or back, not '\(positionText)'")
+                throw .usage(L("--position must be front or back, not '%@'", positionText))
             }
             position = value
         }
@@ -58,19 +51,19 @@ enum SnapCommand {
         if sizeText.lowercased() != "max" {
             let parts = sizeText.lowercased().split(separator: "x")
             guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
-                throw .usage("--size must be max or WIDTHxHEIGHT such as 1920x1080, not '\(sizeText)'")
+                throw .usage(L("--size must be max or WIDTHxHEIGHT such as 1920x1080, not '%@'", sizeText))
             }
             requested = .init(width: w, height: h)
         }
 
         let device = try pickDevice(id: deviceID, position: position)
         if device.deviceType == .virtual && deviceID == nil {
-            FileHandle.standardError.write(Data("No camera found: using Pinhole's test camera.\n".utf8))
+            FileHandle.standardError.write(Data((L("No camera found: using Pinhole's test camera.") + "\n").utf8))
         }
         let size = requested ?? device.maxPhotoDimensions
         guard let streamFormat = chooseFormat(device, size: size, photoFormat: format) else {
             let sizes = Set(device.formats.map(\.dimensions)).sorted().map(\.description).joined(separator: ", ")
-            throw .capture(.unsupported("\(size) (\(device.localizedName) offers \(sizes))"))
+            throw .capture(.unsupported(L("%@ (%@ offers %@)", size.description, device.localizedName, sizes)))
         }
         let warmup = warmupOption ?? (device.deviceType == .virtual ? 0 : 3)
 
@@ -104,7 +97,7 @@ enum SnapCommand {
             let photo: CapturePhoto
             do { photo = try await photoOutput.capturePhoto(with: settings) } catch { throw .capture(error) }
             if photo.resolvedSettings.screenFlashRequested {
-                FileHandle.standardError.write(Data("\(device.localizedName) has no flash LED: the photo was taken without flash.\n".utf8))
+                FileHandle.standardError.write(Data((L("%@ has no flash LED: the photo was taken without flash.", device.localizedName) + "\n").utf8))
             }
             if let output {
                 do {
@@ -167,7 +160,7 @@ enum SnapCommand {
         let interactive = isatty(STDERR_FILENO) != 0
         var left = seconds
         while left > 0 {
-            if interactive { FileHandle.standardError.write(Data("\rTaking the photo in \(Int(left.rounded(.up)))… ".utf8)) }
+            if interactive { FileHandle.standardError.write(Data(("\r" + L("Taking the photo in %@…", String(Int(left.rounded(.up)))) + " ").utf8)) }
             let step = min(1, left)
             try? await Task.sleep(for: .seconds(step))
             left -= step

@@ -3,19 +3,16 @@ import Foundation
 import Media
 
 /// `pinhole`: Pinhole's command-line tool.
-let usage = """
-Usage: pinhole COMMAND [options]
 
-Commands:
-  devices    list cameras, their formats and controls
-  snap       take a photo and print where it was saved
-  record     record a movie (with sound) and print where it was saved
-  library    list, import, export, delete, restore photos in the library
+// Words for people in the user's language (gettext); first, before anything is printed.
+Translation.install()
 
-Run `pinhole COMMAND --help` for a command's options.
-
-\(ExitCode.help)
-"""
+let usage = [L("Usage: pinhole COMMAND [options]"), L("Commands:") + "\n" + Help.rows([
+    .init("devices", L("list cameras, their formats and controls")),
+    .init("snap", L("take a photo and print where it was saved")),
+    .init("record", L("record a movie (with sound) and print where it was saved")),
+    .init("library", L("list, import, export, delete, restore photos in the library")),
+], width: 11), L("Run `pinhole COMMAND --help` for a command's options."), ExitCode.help].joined(separator: "\n\n")
 
 /// The arguments as given. A file name that is not valid UTF-8 (Latin-1 names from an old system
 /// or a camera card) cannot be a Swift String without changing it; such an argument that names a
@@ -32,7 +29,7 @@ let (arguments, displayNames): ([String], [String: String]) = {
         let fd = open(raw, 0o10_000_000 /* O_PATH, hidden from Swift without _GNU_SOURCE */ | O_CLOEXEC)
         guard fd >= 0 else {
             // Not an existing file (a name to create, a typo): it cannot be kept as given.
-            FileHandle.standardError.write(Data("pinhole: argument '\(repaired)' is not valid UTF-8 and names no existing file; use a UTF-8 name. See `pinhole --help`.\n".utf8))
+            FileHandle.standardError.write(Data(("pinhole: " + L("argument '%@' is not valid UTF-8 and names no existing file; use a UTF-8 name. See `pinhole --help`.", repaired) + "\n").utf8))
             exit(ExitCode.usage)
         }
         texts.append("/proc/self/fd/\(fd)")
@@ -62,7 +59,7 @@ do throws(CLIError) {
     case "library": try await LibraryCommand.run(rest)
     case "-h", "--help", "help": print(usage)
     case "--version": print("pinhole \(PinholeVersion.string)")
-    default: throw .usage("unknown command '\(command)'")
+    default: throw .usage(L("unknown command '%@'", command))
     }
 } catch {
     fail(error)
