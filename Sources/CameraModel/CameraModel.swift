@@ -127,7 +127,11 @@ public final class CameraModel {
     /// Opens the library, finds the cameras and starts the preview; follows cameras coming and
     /// going and the session's interruptions from then on.
     public func start() {
-        Task { await openLibrary() }
+        Task {
+            if await openLibrary() == nil, let error = libraryError {
+                onToast(CameraWords.translate("The photo library cannot be opened: %@", CameraWords.reason(error)))
+            }
+        }
         watchSession()
         watchDevices()
         Task { await refreshCameras(); await startCamera() }
@@ -488,7 +492,10 @@ public final class CameraModel {
     }
 
     private func save(photo data: [UInt8]) async {
-        guard let library = await openLibrary() else { return }
+        guard let library = await openLibrary() else {
+            if let error = libraryError { onToast(CameraWords.translate("The photo was not saved: %@", CameraWords.reason(error))) }
+            return
+        }
         do {
             let asset = try await library.addPhoto(data: data)
             onPhotoSaved(asset.path)
@@ -509,6 +516,7 @@ public final class CameraModel {
         recordingPhase = .starting
         stopWhenStarted = false
         guard let library = await openLibrary() else {
+            if let error = libraryError { onToast(CameraWords.translate("The video could not be started: %@", CameraWords.reason(error))) }
             recordingPhase = .idle
             return
         }
@@ -582,7 +590,11 @@ public final class CameraModel {
         if let error = movies.lastError, !(error.isLimit) {
             onToast(CameraWords.translate("The video stopped early: %@", CameraWords.reason(error)))
         }
-        guard let summary, summary.frameCount > 0, let library = await openLibrary() else { return }
+        guard let summary, summary.frameCount > 0 else { return }
+        guard let library = await openLibrary() else {
+            if let error = libraryError { onToast(CameraWords.translate("The video was not added to the library: %@", CameraWords.reason(error))) }
+            return
+        }
         do {
             let ids = try await Self.addVideo(summary.path, to: library)
             if let id = ids.first, let asset = try await library.asset(id: id) {
@@ -617,6 +629,9 @@ public final class CameraModel {
 
     /// Opens the library once, off the main thread (opening reconciles the folders with the index).
     @discardableResult
+    /// The library, opened on first use (off the main thread); nil when it cannot be, with the
+    /// reason in `libraryError` for the caller to say in its own words. Tried again at each use,
+    /// so a folder made writable meanwhile works without a restart.
     func openLibrary() async -> PhotoLibrary? {
         if let library { return library }
         let location = libraryLocation
@@ -627,6 +642,7 @@ public final class CameraModel {
         switch opened {
         case let .success(library):
             self.library = library
+            libraryError = nil
             if newestItem == nil, let newest = try? await library.assets(limit: 1).first {
                 newestItem = newest.path
                 newestThumbnail = try? await library.thumbnail(for: newest.id, size: .normal)
@@ -634,7 +650,6 @@ public final class CameraModel {
             }
             return library
         case let .failure(error):
-            if libraryError == nil { onToast(CameraWords.translate("The photo library cannot be opened: %@", CameraWords.reason(error))) }
             libraryError = error
             return nil
         }

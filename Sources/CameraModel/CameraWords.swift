@@ -57,10 +57,11 @@ public enum CameraWords {
 
     /// The translation of `format` with its %@ placeholders filled in order.
     public static func translate(_ format: String, _ arguments: String...) -> String {
-        var result = Localization.text(format)
-        for argument in arguments {
-            guard let range = result.range(of: "%@") else { break }
-            result.replaceSubrange(range, with: argument)
+        // Split once, so a %@ inside a filled-in value (a device or file name) stays as it is.
+        let pieces = Localization.text(format).components(separatedBy: "%@")
+        var result = pieces[0]
+        for (index, piece) in pieces.dropFirst().enumerated() {
+            result += (index < arguments.count ? arguments[index] : "%@") + piece
         }
         return result
     }

@@ -69,6 +69,51 @@ struct AppStateTests {
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true), session.describePreview())
     }
 
+    @Test("a full disk: the photo is not saved, a toast says why, nothing half-written is left; with space again the next photo is saved")
+    func diskFull() throws {
+        let session = try AppSession()
+        let library = session.folder.path("small")
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        let mounted = try runTool("mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", library])
+        try #require(mounted.status == 0, "cannot mount a small tmpfs: \(mounted.stderr)")
+        defer { _ = try? runTool("umount", ["-l", library]) }
+        session.environment["PINHOLE_LIBRARY"] = library
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        // The library is open (its folders exist); then the disk fills up.
+        #expect(waitFor(seconds: 30) { FileManager.default.fileExists(atPath: library + "/Photos") })
+        _ = try runTool("dd", ["if=/dev/zero", "of=" + library + "/filler", "bs=64k"])
+        try session.key("space")
+        let said = "The photo was not saved: the disk is full; free some space"
+        #expect(waitFor(seconds: 30) { (session.app?.errors ?? "").contains("pinhole-camera: " + said) }, "\(session.app?.errors ?? "")")
+        #expect(try Self.shows(session, said), "the toast on screen")
+        #expect(session.files(in: library + "/Photos").isEmpty, "left behind: \(session.files(in: library + "/Photos"))")
+        unlink(library + "/filler")
+        try session.key("space")
+        #expect(waitFor(seconds: 30) { session.files(in: library + "/Photos").count == 1 }, "\(session.files(in: library + "/Photos"))")
+    }
+
+    @Test("a library on a read-only disk: a toast says the library cannot be opened and why, and the shutter says the photo was not saved")
+    func readOnlyLibrary() throws {
+        let session = try AppSession()
+        let library = session.folder.path("readonly")
+        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
+        let mounted = try runTool("mount", ["-t", "tmpfs", "-o", "size=1m,ro", "tmpfs", library])
+        try #require(mounted.status == 0, "cannot mount a read-only tmpfs: \(mounted.stderr)")
+        defer { _ = try? runTool("umount", ["-l", library]) }
+        session.environment["PINHOLE_LIBRARY"] = library
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        // Toasts are also written to standard error (the journal): read there, since a toast
+        // shown at start-up may be gone before a busy machine gets to look.
+        let errors = { session.app?.errors ?? "" }
+        #expect(waitFor(seconds: 30) { errors().contains("pinhole-camera: The photo library cannot be opened: ") }, "\(errors())")
+        try session.key("space")
+        #expect(waitFor(seconds: 30) { errors().contains("pinhole-camera: The photo was not saved: ") }, "\(errors())")
+        let line = errors().split(separator: "\n").first { $0.hasPrefix("pinhole-camera: The photo was not saved: ") } ?? ""
+        #expect(line.contains("read-only"), "\(line)")
+    }
+
     @Test("unplugged while running: the preview dims with a message, then resumes when the camera returns")
     func unplugged() throws {
         let session = try AppSession()

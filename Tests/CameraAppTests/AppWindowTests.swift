@@ -108,6 +108,46 @@ struct AppWindowTests {
         #expect(try Self.waitForPreview(session, mirrored: false), session.describePreview())
     }
 
+    @Test("at a phone's 360 pixels wide (decoration layout ':close', as phone shells set it) the window fits: the header squeezes, the preview and the shutter stay in view")
+    func narrow() throws {
+        let session = try AppSession()
+        let settings = session.folder.path("config/gtk-4.0")
+        try FileManager.default.createDirectory(atPath: settings, withIntermediateDirectories: true)
+        try "[Settings]\ngtk-decoration-layout=:close\n".write(toFile: settings + "/settings.ini", atomically: true, encoding: .utf8)
+        try session.launch()
+        #expect(try Self.waitForPreview(session, mirrored: true))
+        let window = try #require(session.windowID())
+        let x = ["DISPLAY": session.display]
+        _ = try runTool("xdotool", ["windowsize", window, "360", "640"], environment: x)
+        // What GTK asks of the window manager: no more than 360 pixels.
+        let hints = try runTool("xprop", ["-id", window, "WM_NORMAL_HINTS"], environment: x).stdout
+        let minimum = hints.split(separator: "\n").first { $0.contains("minimum size") }?.split(separator: " ").compactMap { Int($0) }.first
+        #expect((minimum ?? .max) <= 360, "\(hints)")
+        #expect(waitFor(seconds: 30) { (try? runTool("xwininfo", ["-id", window], environment: x).stdout.contains("Width: 360")) == true })
+        // The bars fill the narrow picture's width (some row of it, wherever it sits).
+        let fits = try waitFor(seconds: 30) {
+            let shot = try session.screenshot()
+            return stride(from: 80, to: 600, by: 6).contains { y in
+                Self.matches((0..<8).map { i in shot.mean(x: 5 + 350 * (2 * i + 1) / 16, y: y, side: 4) }, mirrored: true)
+            }
+        }
+        #expect(fits, "the preview does not fill the 360-pixel window")
+        let shutter = try session.accessibility("e = find('Take Photo', pyatspi.ROLE_PUSH_BUTTON).queryComponent().getExtents(pyatspi.WINDOW_COORDS); print(e.x, e.y, e.width, e.height)")
+        let box = shutter.stdout.split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { Int($0) }
+        #expect(box.count == 4 && box[0] >= 0 && box[0] + box[2] <= 360 && box[1] + box[3] <= 640, "shutter at \(shutter.stdout) \(shutter.stderr)")
+        // Grid and filter moved into one menu.
+        #expect(try session.accessibility("print(find('More Controls').name)").status == 0)
+    }
+
+    @Test("in dark style (libadwaita's prefer-dark) the header is dark and the preview unchanged")
+    func darkStyle() throws {
+        let session = try AppSession(extra: ["ADW_DEBUG_COLOR_SCHEME": "prefer-dark"])
+        try session.launch()
+        #expect(try Self.waitForPreview(session, mirrored: true))
+        let header = try session.screenshot().mean(x: 300, y: 30)
+        #expect(header.r < 80 && header.g < 80 && header.b < 80, "header \(header)")
+    }
+
     @Test("a mono filter turns the preview and the saved photo grey")
     func monoFilter() throws {
         let session = try AppSession()

@@ -58,6 +58,8 @@ struct CameraModelTests {
         }
         #expect(reason == "Webcam stopped sending pictures (VIDIOC_DQBUF: input/output error).")
         #expect(CameraWords.translate("Photo in %@ s", "3") == "Photo in 3 s")
+        // A value holding %@ (a camera's or a file's name) is not filled in again.
+        #expect(CameraWords.translate("%@ stopped sending pictures (%@).", "Cam %@", "EIO") == "Cam %@ stopped sending pictures (EIO).")
     }
 
     @Test("the program holding a camera node open is named (as fuser finds it)")

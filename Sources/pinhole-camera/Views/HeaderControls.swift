@@ -3,12 +3,18 @@ import CGtk
 
 /// The header bar: photo/video switch, flash, self-timer, grid, filter and the main menu. Each
 /// control is a GAction's button, so keys and D-Bus reach the same code.
+///
+/// It fits a phone's 360-pixel-wide window: where the full set does not fit, squeezers show the
+/// mode switch as icons and gather grid and filter into one "More Controls" menu.
 @MainActor
 final class HeaderControls {
     /// The AdwHeaderBar.
     let widget: Widget
     let photoMode: Widget
     let videoMode: Widget
+    /// The icon-only mode switch shown when the header is narrow.
+    let compactPhotoMode: Widget
+    let compactVideoMode: Widget
     let flashButton: Widget
     let timerButton: Widget
     let gridButton: Widget
@@ -20,16 +26,13 @@ final class HeaderControls {
     init(model: CameraModel) {
         controls = ControlsPopover(model: model)
         widget = adw_header_bar_new()!
-        let modes = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0)!
-        addClass(modes, "linked")
-        photoMode = gtk_toggle_button_new_with_label(L("Photo"))
-        videoMode = gtk_toggle_button_new_with_label(L("Video"))
-        gtk_toggle_button_set_group(cast(videoMode), cast(photoMode))
-        gtk_actionable_set_detailed_action_name(cast(photoMode), "app.mode::photo")
-        gtk_actionable_set_detailed_action_name(cast(videoMode), "app.mode::video")
-        gtk_box_append(cast(modes), photoMode)
-        gtk_box_append(cast(modes), videoMode)
-        adw_header_bar_set_title_widget(cast(widget), modes)
+        (photoMode, videoMode) = HeaderControls.modeSwitch(photo: gtk_toggle_button_new_with_label(L("Photo")), video: gtk_toggle_button_new_with_label(L("Video")))
+        (compactPhotoMode, compactVideoMode) = HeaderControls.modeSwitch(photo: gtk_toggle_button_new(), video: gtk_toggle_button_new())
+        gtk_button_set_icon_name(cast(compactPhotoMode), "camera-photo-symbolic")
+        label(compactPhotoMode, L("Photo"))
+        gtk_button_set_icon_name(cast(compactVideoMode), "camera-video-symbolic")
+        label(compactVideoMode, L("Video"))
+        adw_header_bar_set_title_widget(cast(widget), HeaderControls.squeezer([gtk_widget_get_parent(photoMode), gtk_widget_get_parent(compactPhotoMode)]))
 
         flashButton = HeaderControls.menuButton(icon: "pinhole-flash-off-symbolic", name: L("Flash"),
                                                 items: [(L("Flash Off"), "app.flash::off"), (L("Flash On"), "app.flash::on"), (L("Flash Auto"), "app.flash::auto")])
@@ -49,8 +52,33 @@ final class HeaderControls {
                                                      (L("Keyboard Shortcuts"), "win.show-help-overlay"), (L("About Pinhole"), "app.about")])
         adw_header_bar_pack_end(cast(widget), menu)
         adw_header_bar_pack_end(cast(widget), controls.button)
-        adw_header_bar_pack_end(cast(widget), filterButton)
-        adw_header_bar_pack_end(cast(widget), gridButton)
+        let wide = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
+        gtk_box_append(cast(wide), gridButton)
+        gtk_box_append(cast(wide), filterButton)
+        let more = HeaderControls.menuButton(icon: "view-more-symbolic", name: L("More Controls"),
+                                             items: [(L("Grid"), "app.toggle-grid"), (L("No Filter"), "app.filter::none"), (L("Mono"), "app.filter::mono"),
+                                                     (L("Noir"), "app.filter::noir"), (L("Sepia"), "app.filter::sepia"), (L("Invert"), "app.filter::invert")])
+        adw_header_bar_pack_end(cast(widget), HeaderControls.squeezer([wide, more]))
+    }
+
+    /// Two linked toggle buttons in one group, bound to app.mode.
+    static func modeSwitch(photo: Widget, video: Widget) -> (Widget, Widget) {
+        let modes = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0)!
+        addClass(modes, "linked")
+        gtk_toggle_button_set_group(cast(video), cast(photo))
+        gtk_actionable_set_detailed_action_name(cast(photo), "app.mode::photo")
+        gtk_actionable_set_detailed_action_name(cast(video), "app.mode::video")
+        gtk_box_append(cast(modes), photo)
+        gtk_box_append(cast(modes), video)
+        return (photo, video)
+    }
+
+    /// Shows the first of `children` that fits (the wide form first, then the compact one).
+    static func squeezer(_ children: [Widget?]) -> Widget {
+        let squeezer = adw_squeezer_new()!
+        adw_squeezer_set_transition_type(cast(squeezer), ADW_SQUEEZER_TRANSITION_TYPE_NONE)
+        for child in children { _ = adw_squeezer_add(cast(squeezer), child) }
+        return squeezer
     }
 
     /// An icon-only menu button whose menu items are detailed action names.
@@ -73,14 +101,16 @@ final class HeaderControls {
         let state = [model.mode.rawValue, model.flash.rawValue, String(model.countdown), String(model.showsGrid), String(model.isRecording)]
         guard state != shown else { return }
         shown = state
-        gtk_toggle_button_set_active(cast(photoMode), model.mode == .photo ? 1 : 0)
-        gtk_toggle_button_set_active(cast(videoMode), model.mode == .video ? 1 : 0)
+        for (photo, video) in [(photoMode, videoMode), (compactPhotoMode, compactVideoMode)] {
+            gtk_toggle_button_set_active(cast(photo), model.mode == .photo ? 1 : 0)
+            gtk_toggle_button_set_active(cast(video), model.mode == .video ? 1 : 0)
+            gtk_widget_set_sensitive(photo, model.isRecording ? 0 : 1)
+            gtk_widget_set_sensitive(video, model.isRecording ? 0 : 1)
+        }
         let flashIcon = "pinhole-flash-\(model.flash.rawValue)-symbolic"
         gtk_menu_button_set_icon_name(cast(flashButton), flashIcon)
         label(flashButton, [FlashSetting.off: L("Flash: Off"), .on: L("Flash: On"), .auto: L("Flash: Auto")][model.flash]!)
         label(timerButton, model.countdown == 0 ? L("Self-Timer: Off") : CameraWords.translate("Self-Timer: %@ s", String(model.countdown)))
         gtk_toggle_button_set_active(cast(gridButton), model.showsGrid ? 1 : 0)
-        gtk_widget_set_sensitive(photoMode, model.isRecording ? 0 : 1)
-        gtk_widget_set_sensitive(videoMode, model.isRecording ? 0 : 1)
     }
 }
