@@ -148,7 +148,7 @@ struct AppWindowTests {
         #expect(header.r < 80 && header.g < 80 && header.b < 80, "header \(header)")
     }
 
-    @Test("a mono filter turns the preview and the saved photo grey")
+    @Test("a mono filter turns the preview and the saved photo grey (the shutter clicked with the mouse)")
     func monoFilter() throws {
         let session = try AppSession()
         try session.launch()
@@ -159,7 +159,8 @@ struct AppWindowTests {
             return seen.allSatisfy { abs($0.r - $0.g) <= 3 && abs($0.g - $0.b) <= 3 } && Set(seen.map { $0.g / 16 }).count >= 4
         }
         #expect(grey, session.describePreview())
-        try session.key("space")
+        // The shutter button, clicked: bottom centre of the 960×720 window.
+        try session.click(x: 480, y: 656)
         #expect(waitFor(seconds: 30) { session.files(in: session.photos).count == 1 })
         let photo = try #require(session.files(in: session.photos).first)
         let pixels = try JPEGDecoder().decode(try session.folder.read(URL(fileURLWithPath: photo)), scale: .eighth)
