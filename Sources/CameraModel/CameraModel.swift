@@ -65,6 +65,8 @@ public final class CameraModel {
     public var onInhibitSuspend: (Bool) -> Void = { _ in }
     /// The newest frame for the preview (filled on the camera's side, read by the view).
     public let mailbox = FrameMailbox()
+    /// The gallery page's state (over the same library).
+    public private(set) lazy var gallery = GalleryModel { [unowned self] in await self.openLibrary() }
 
     // MARK: Parts
 
@@ -665,6 +667,9 @@ public final class CameraModel {
         guard video.videoSettings.maximumDimensions != limit else { return }
         video.videoSettings.maximumDimensions = limit
     }
+
+    /// Whether the camera is streaming now (tests read it: the camera is let go while hidden).
+    public var isCameraRunning: Bool { session.isRunning }
 
     /// Frames that reached the preview's queue so far (tests and the benchmark).
     public var previewFrameCount: Int { preview.frameCount }

@@ -136,6 +136,8 @@ final class CameraApplication {
             defer { g_free(uri) }
             g_app_info_launch_default_for_uri(uri, nil, nil)
         }
+        addAction(map, "gallery") { [weak self] _ in self?.window?.showGallery(true) }
+        addAction(map, "show-camera") { [weak self] _ in self?.window?.showGallery(false) }
         addAction(map, "about") { [weak self] _ in self?.showAbout() }
         addAction(map, "preferences") { [weak self] _ in self?.showPreferences() }
         addAction(map, "quit") { [weak self] _ in
@@ -146,6 +148,8 @@ final class CameraApplication {
         setAccels(gtkApp, "app.toggle-mode", ["v"])
         setAccels(gtkApp, "app.switch-camera", ["c"])
         setAccels(gtkApp, "app.toggle-grid", ["g"])
+        setAccels(gtkApp, "app.gallery", ["<Control>g"])
+        setAccels(gtkApp, "app.show-camera", ["<Alt>Left"])
         setAccels(gtkApp, "app.cycle-timer", ["t"])
         setAccels(gtkApp, "app.burst", ["b"])
         setAccels(gtkApp, "app.pause", ["p"])

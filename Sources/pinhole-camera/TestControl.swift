@@ -5,7 +5,8 @@ import Glibc
 
 /// The test-only channel: with PINHOLE_TEST_CONTROL=PATH (a FIFO the test made), the app reads
 /// lines that drive Pinhole's test cameras from outside its process, since their faults live in
-/// the app's own memory: `front unplugged on`, `back busy off`, `front fatal on`, `reset`.
+/// the app's own memory: `front unplugged on`, `back busy off`, `front fatal on`, `reset`; and
+/// `report PATH`, which writes what a test cannot see from outside (`camera-running=1`) to PATH.
 /// PINHOLE_TEST_FAULTS="front busy on; back busy on" applies commands before the cameras open.
 /// Without the variables nothing listens; the shipping app never reads them otherwise.
 enum TestControl {
@@ -14,7 +15,12 @@ enum TestControl {
         for command in commands.split(separator: ";") { apply(command.trimmingCharacters(in: .whitespaces)) }
     }
 
+    /// The model `report` reads.
+    @MainActor private static weak var model: CameraModel?
+
+    /// Reads commands from the FIFO at `path` on a thread of its own (called on the main thread).
     static func listen(on path: String, model: CameraModel) {
+        MainActor.assumeIsolated { TestControl.model = model }
         var thread = pthread_t()
         let box = Unmanaged.passRetained(PathBox(path)).toOpaque()
         pthread_create(&thread, nil, { argument in
@@ -35,6 +41,17 @@ enum TestControl {
     /// Applies one command.
     static func apply(_ command: String) {
         let words = command.split(separator: " ").map(String.init)
+        if words.count == 2, words[0] == "report" {
+            let path = words[1]
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated {
+                    let running = TestControl.model?.isCameraRunning == true
+                    try? "camera-running=\(running ? 1 : 0)\n".write(toFile: path + ".part", atomically: false, encoding: .utf8)
+                    rename(path + ".part", path)
+                }
+            }
+            return
+        }
         if words == ["reset"] {
             for id in [VirtualCamera.frontID, VirtualCamera.backID] { VirtualCamera.setFaults(.init(), for: id) }
             return

@@ -64,7 +64,7 @@ struct AppWindowTests {
         let seen = (0..<8).map { i in pixels.mean(x: pixels.width * (2 * i + 1) / 16, y: pixels.height / 3) }
         #expect(Self.matches(seen, mirrored: false), "saved photo bars: \(seen)")
         // The newest item's thumbnail button appears.
-        let found = try session.accessibility("print(find('Open Newest Item').name)")
+        let found = try session.accessibility("print(find('Open Gallery').name)")
         #expect(found.status == 0, "\(found.stderr)")
     }
 

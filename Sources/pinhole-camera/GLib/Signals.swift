@@ -75,3 +75,15 @@ func every(milliseconds: UInt32, _ body: @escaping @MainActor () -> Bool) {
         return MainActor.assumeIsolated { box.body() } ? 1 : 0
     }, Unmanaged.passRetained(box).toOpaque(), { data in Unmanaged<ClosureBox<@MainActor () -> Bool>>.fromOpaque(data!).release() })
 }
+
+/// Connects a handler for signals that pass a position (GtkGridView's and GtkListView's "activate").
+@discardableResult
+func connectPosition(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: @escaping @MainActor (Int) -> Void) -> UInt {
+    let box = ClosureBox(handler)
+    let trampoline: @convention(c) (UnsafeMutableRawPointer?, guint, UnsafeMutableRawPointer?) -> Void = { _, position, data in
+        let box = Unmanaged<ClosureBox<@MainActor (Int) -> Void>>.fromOpaque(data!).takeUnretainedValue()
+        MainActor.assumeIsolated { box.body(Int(position)) }
+    }
+    return g_signal_connect_data(instance, signal, unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
+                                 { data, _ in Unmanaged<ClosureBox<@MainActor (Int) -> Void>>.fromOpaque(data!).release() }, GConnectFlags(0))
+}

@@ -17,7 +17,11 @@ final class CameraWindow {
     let confirm = ConfirmPhoto()
     let stack: Widget
     let toasts: Widget
+    /// The gallery page, beside the camera page in `pages`.
+    let gallery: GalleryPage
+    let pages: Widget
     private var minimized = false
+    private var showsGallery = false
 
     init(application: UnsafeMutablePointer<GtkApplication>, model: CameraModel) {
         self.model = model
@@ -41,8 +45,13 @@ final class CameraWindow {
         let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
         gtk_box_append(cast(content), header.widget)
         gtk_box_append(cast(content), stack)
+        gallery = GalleryPage(gallery: model.gallery)
+        pages = gtk_stack_new()
+        gtk_stack_set_transition_type(cast(pages), GTK_STACK_TRANSITION_TYPE_SLIDE_LEFT_RIGHT)
+        gtk_stack_add_named(cast(pages), content, "camera")
+        gtk_stack_add_named(cast(pages), gallery.widget, "gallery")
         toasts = adw_toast_overlay_new()
-        adw_toast_overlay_set_child(cast(toasts), content)
+        adw_toast_overlay_set_child(cast(toasts), pages)
         adw_application_window_set_content(cast(window), toasts)
         ShortcutsWindow.attach(to: window)
 
@@ -93,8 +102,23 @@ final class CameraWindow {
             let isMinimized = state.rawValue & GDK_TOPLEVEL_STATE_MINIMIZED.rawValue != 0
             if isMinimized != self.minimized {
                 self.minimized = isMinimized
-                self.model.setCameraVisible(!isMinimized)
+                self.followVisibility()
             }
         }
+    }
+
+    /// Shows the gallery (true) or the camera page (false). The camera is let go while the
+    /// gallery is shown, and the gallery follows the library only while it is.
+    func showGallery(_ show: Bool) {
+        guard show != showsGallery, !(show && model.isRecording) else { return }
+        showsGallery = show
+        gtk_stack_set_visible_child_name(cast(pages), show ? "gallery" : "camera")
+        if show { model.gallery.start() } else { model.gallery.stop() }
+        followVisibility()
+    }
+
+    /// The camera runs only while its page can be seen.
+    private func followVisibility() {
+        model.setCameraVisible(!minimized && !showsGallery)
     }
 }

@@ -31,8 +31,8 @@ final class ControlBar {
         addClass(thumbnail, "thumbnail-button")
         gtk_widget_set_overflow(thumbnail, GTK_OVERFLOW_HIDDEN)
         gtk_widget_set_valign(thumbnail, GTK_ALIGN_CENTER)
-        label(thumbnail, L("Open Newest Item"))
-        gtk_actionable_set_action_name(cast(thumbnail), "app.open-newest")
+        label(thumbnail, L("Open Gallery"))
+        gtk_actionable_set_action_name(cast(thumbnail), "app.gallery")
 
         let middle = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6)
         elapsed = gtk_label_new("")

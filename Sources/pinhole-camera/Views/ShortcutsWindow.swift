@@ -9,7 +9,7 @@ enum ShortcutsWindow {
     static var shortcuts: [(String, String)] {
         [("space", L("Take a photo, or start and stop recording")), ("b", L("Take a burst of photos")), ("v", L("Switch between photo and video")),
          ("c", L("Switch camera")), ("t", L("Change the self-timer")), ("g", L("Show or hide the grid")), ("p", L("Pause or resume recording")),
-         ("Escape", L("Cancel the self-timer")), ("<Control>comma", L("Preferences")), ("<Control>question", L("Keyboard shortcuts")),
+         ("Escape", L("Cancel the self-timer")), ("<Control>g", L("Show the gallery")), ("<Alt>Left", L("Back to the camera")), ("<Control>comma", L("Preferences")), ("<Control>question", L("Keyboard shortcuts")),
          ("<Control>w", L("Close the window")), ("<Control>q", L("Quit"))]
     }
 

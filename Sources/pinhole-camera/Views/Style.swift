@@ -18,6 +18,9 @@ enum Style {
                  border-radius: 32px; padding: 0 40px; }
     .shutter-blink .preview { opacity: 0.3; }
     .confirm-photo { background-color: black; }
+    .gallery-cell picture { border-radius: 6px; }
+    .gallery-badge { color: white; background-color: alpha(black, 0.6); border-radius: 6px; padding: 2px 6px; margin: 6px;
+                     font-feature-settings: "tnum"; }
     """
 
     /// Loads the CSS for the default display.

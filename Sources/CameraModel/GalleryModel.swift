@@ -1,0 +1,105 @@
+import Foundation
+import PhotoLibrary
+
+/// Which items the gallery shows.
+public enum GalleryFilter: String, Sendable, CaseIterable {
+    case all, photos, videos, favorites
+}
+
+/// The gallery's state, free of GTK: the library's items newest first, kept live from the
+/// library's change stream (the camera page, `pinhole snap` in a terminal, a file manager), and
+/// their thumbnails' paths. The view shows `items` and is told how they changed as one splice,
+/// so it keeps its scroll position and selection.
+@MainActor
+public final class GalleryModel {
+    /// The items shown, newest first.
+    public private(set) var items: [Asset] = []
+    /// The filter in use.
+    public private(set) var filter: GalleryFilter = .all
+    /// The items changed: `removing` items from `at` were replaced by `inserting` new ones.
+    public var onSplice: (_ at: Int, _ removing: Int, _ inserting: Int) -> Void = { _, _, _ in }
+    /// The library could not be read (one line, for a toast).
+    public var onError: (String) -> Void = { _ in }
+
+    private let open: @MainActor () async -> PhotoLibrary?
+    private var library: PhotoLibrary?
+    private var watcher: Task<Void, Never>?
+    private var loading: Task<Void, Never>?
+
+    /// A gallery over the library `open` gives (opened on first use).
+    init(open: @escaping @MainActor () async -> PhotoLibrary?) { self.open = open }
+
+    /// Starts showing the library and following its changes (the gallery page appeared).
+    public func start() {
+        guard watcher == nil else { return }
+        watcher = Task { [weak self] in
+            guard let library = await self?.open() else { return }
+            self?.library = library
+            let changes = await library.changes()
+            await self?.reload()
+            for await _ in changes {
+                guard let self, !Task.isCancelled else { return }
+                await self.reload()
+            }
+        }
+    }
+
+    /// Stops following the library (the page went away); the items stay for a quick return.
+    public func stop() {
+        watcher?.cancel()
+        watcher = nil
+    }
+
+    /// Shows only `filter`'s items.
+    public func setFilter(_ filter: GalleryFilter) {
+        guard filter != self.filter else { return }
+        self.filter = filter
+        Task { await reload() }
+    }
+
+    /// Reads the items again (off the main thread) and tells the view what changed.
+    func reload() async {
+        guard let library else { return }
+        let filter = self.filter
+        do throws(LibraryError) {
+            // The library is an actor: the query runs on its executor, not on the main thread.
+            apply(try await library.assets(mediaType: filter == .photos ? .photo : filter == .videos ? .video : nil, favoritesOnly: filter == .favorites))
+        } catch {
+            onError(CameraWords.translate("The photo library cannot be read: %@", CameraWords.reason(error)))
+        }
+    }
+
+    /// Replaces the items with `fresh`, telling the view the smallest splice (common start and
+    /// end kept: a new photo is one insertion at the top).
+    func apply(_ fresh: [Asset]) {
+        let old = items
+        var start = 0
+        while start < old.count, start < fresh.count, old[start] == fresh[start] { start += 1 }
+        var end = 0
+        while end < old.count - start, end < fresh.count - start, old[old.count - 1 - end] == fresh[fresh.count - 1 - end] { end += 1 }
+        let removing = old.count - start - end, inserting = fresh.count - start - end
+        items = fresh
+        if removing > 0 || inserting > 0 { onSplice(start, removing, inserting) }
+    }
+
+    /// The path of the item's thumbnail (made by the library when missing, off the main thread).
+    public func thumbnail(for asset: Asset) async -> String? {
+        guard let library else { return nil }
+        return try? await library.thumbnail(for: asset.id, size: .normal)
+    }
+
+    /// What a screen reader says for an item: its kind and when it was taken.
+    public static func accessibleName(of asset: Asset) -> String {
+        let date = Date(timeIntervalSince1970: asset.creationDate).formatted(date: .long, time: .shortened)
+        switch asset.mediaType {
+        case .video: return CameraWords.translate("Video, %@", date)
+        default: return CameraWords.translate("Photo, %@", date)
+        }
+    }
+
+    /// "1:05" for a video's duration.
+    public static func durationText(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        return whole >= 3600 ? String(format: "%d:%02d:%02d", whole / 3600, whole / 60 % 60, whole % 60) : String(format: "%d:%02d", whole / 60, whole % 60)
+    }
+}

@@ -1,0 +1,169 @@
+import CameraModel
+import CGtk
+import Glibc
+import PhotoLibrary
+
+/// A GdkTexture made on another thread (GTK's texture loading is thread-safe), handed to the main one.
+private struct TextureBox: @unchecked Sendable {
+    let texture: OpaquePointer?
+}
+
+/// The gallery: the library's photos and videos, newest first, in a `GtkGridView` of
+/// thumbnails (loaded off the main thread; a placeholder until ready), with a duration badge on
+/// videos and a mark on favourites; a filter; "No Photos or Videos Yet" when empty. It follows
+/// the model's splices, so a new item slides in without a reload and the scroll position stays.
+@MainActor
+final class GalleryPage {
+    /// The whole page: its header bar over the grid (or the empty state).
+    let widget: Widget
+    let header: Widget
+    private let stack: Widget
+    private let names: OpaquePointer
+    private let gallery: GalleryModel
+    /// Items by identifier, as the model has them (the list model holds identifiers).
+    private var assets: [String: Asset] = [:]
+    /// Loaded thumbnails by identifier (a reference each; the list item's picture takes its own).
+    private var textures: [String: OpaquePointer] = [:]
+    /// What each bound list item shows (so a late thumbnail goes only where it still belongs).
+    private var shown: [UnsafeMutableRawPointer: String] = [:]
+
+    init(gallery: GalleryModel) {
+        self.gallery = gallery
+        widget = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)
+        header = adw_header_bar_new()
+        let back = gtk_button_new_from_icon_name("go-previous-symbolic")!
+        label(back, L("Back to Camera"))
+        gtk_actionable_set_action_name(cast(back), "app.show-camera")
+        adw_header_bar_pack_start(cast(header), back)
+        let filters: [(GalleryFilter, String)] = [(.all, L("All")), (.photos, L("Photos")), (.videos, L("Videos")), (.favorites, L("Favourites"))]
+        let choices = gtk_string_list_new(nil)!
+        for (_, title) in filters { gtk_string_list_append(choices, title) }
+        let dropDown = gtk_drop_down_new(cast(choices), nil)!
+        label(dropDown, L("Show"))
+        adw_header_bar_set_title_widget(cast(header), dropDown)
+        connectNotify(UnsafeMutableRawPointer(dropDown), "selected") {
+            let index = Int(gtk_drop_down_get_selected(cast(dropDown)))
+            if filters.indices.contains(index) { gallery.setFilter(filters[index].0) }
+        }
+        gtk_box_append(cast(widget), header)
+
+        // The selection takes the list, and the grid the selection and the factory (transfer full).
+        names = gtk_string_list_new(nil)
+        let selection = gtk_single_selection_new(cast(names))!
+        gtk_single_selection_set_autoselect(selection, 0)
+        gtk_single_selection_set_can_unselect(selection, 1)
+        let factory = gtk_signal_list_item_factory_new()!
+        let grid = gtk_grid_view_new(cast(selection), factory)!
+        gtk_grid_view_set_max_columns(cast(grid), 12)
+        gtk_grid_view_set_min_columns(cast(grid), 2)
+        gtk_grid_view_set_single_click_activate(cast(grid), 1)
+        addClass(grid, "gallery")
+        label(grid, L("Photos and Videos"))
+        let scrolled = gtk_scrolled_window_new()!
+        gtk_scrolled_window_set_child(cast(scrolled), grid)
+        gtk_widget_set_vexpand(scrolled, 1)
+
+        let empty = adw_status_page_new()!
+        adw_status_page_set_icon_name(cast(empty), "camera-photo-symbolic")
+        adw_status_page_set_title(cast(empty), L("No Photos or Videos Yet"))
+        adw_status_page_set_description(cast(empty), L("Photos and videos you take appear here."))
+        let toCamera = gtk_button_new_with_label(L("Take a Photo"))!
+        addClass(toCamera, "pill")
+        addClass(toCamera, "suggested-action")
+        gtk_widget_set_halign(toCamera, GTK_ALIGN_CENTER)
+        gtk_actionable_set_action_name(cast(toCamera), "app.show-camera")
+        adw_status_page_set_child(cast(empty), toCamera)
+
+        stack = gtk_stack_new()
+        gtk_stack_add_named(cast(stack), scrolled, "grid")
+        gtk_stack_add_named(cast(stack), empty, "empty")
+        gtk_stack_set_visible_child_name(cast(stack), "empty")
+        gtk_box_append(cast(widget), stack)
+
+        connect(UnsafeMutableRawPointer(factory), "setup") { (item: UnsafeMutableRawPointer?) in GalleryPage.setUp(item) }
+        connect(UnsafeMutableRawPointer(factory), "bind") { [weak self] (item: UnsafeMutableRawPointer?) in self?.bind(item) }
+        connect(UnsafeMutableRawPointer(factory), "unbind") { [weak self] (item: UnsafeMutableRawPointer?) in
+            if let item { self?.shown[item] = nil }
+        }
+        connectPosition(UnsafeMutableRawPointer(grid), "activate") { [weak self] position in self?.open(at: position) }
+
+        gallery.onSplice = { [weak self] at, removing, inserting in self?.splice(at: at, removing: removing, inserting: inserting) }
+    }
+
+    /// Follows one change of the model's items.
+    private func splice(at: Int, removing: Int, inserting: Int) {
+        assets = Dictionary(gallery.items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for id in textures.keys where assets[id] == nil {
+            g_object_unref(UnsafeMutableRawPointer(textures.removeValue(forKey: id)))
+        }
+        let added = gallery.items[at..<(at + inserting)].map { strdup($0.id) } + [nil]
+        added.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { gtk_string_list_splice(names, guint(at), guint(removing), $0.baseAddress) }
+        }
+        for pointer in added { free(pointer) }
+        gtk_stack_set_visible_child_name(cast(stack), gallery.items.isEmpty ? "empty" : "grid")
+    }
+
+    /// A cell: the thumbnail filling a square, a badge for a video's length, a favourite's star.
+    private static func setUp(_ item: UnsafeMutableRawPointer?) {
+        guard let item else { return }
+        let cell = gtk_overlay_new()!
+        addClass(cell, "gallery-cell")
+        let picture = gtk_picture_new()!
+        gtk_picture_set_content_fit(cast(picture), GTK_CONTENT_FIT_COVER)
+        gtk_widget_set_size_request(picture, 160, 160)
+        gtk_overlay_set_child(cast(cell), picture)
+        let badge = gtk_label_new("")!
+        addClass(badge, "gallery-badge")
+        gtk_widget_set_halign(badge, GTK_ALIGN_END)
+        gtk_widget_set_valign(badge, GTK_ALIGN_END)
+        gtk_overlay_add_overlay(cast(cell), badge)
+        let star = gtk_image_new_from_icon_name("starred-symbolic")!
+        addClass(star, "gallery-badge")
+        gtk_widget_set_halign(star, GTK_ALIGN_END)
+        gtk_widget_set_valign(star, GTK_ALIGN_START)
+        gtk_overlay_add_overlay(cast(cell), star)
+        gtk_list_item_set_child(OpaquePointer(item), cell)
+    }
+
+    /// Fills a cell for the item at its position: names, badges, and the thumbnail (at once if
+    /// loaded, else when it is).
+    private func bind(_ item: UnsafeMutableRawPointer?) {
+        guard let item, let object = gtk_list_item_get_item(OpaquePointer(item)),
+              let id = gtk_string_object_get_string(OpaquePointer(object)).map({ String(cString: $0) }), let asset = assets[id],
+              let cell = gtk_list_item_get_child(OpaquePointer(item)), let picture = gtk_widget_get_first_child(cell) else { return }
+        shown[item] = id
+        pinhole_set_accessible_label(cell, GalleryModel.accessibleName(of: asset))
+        let badge = gtk_widget_get_next_sibling(picture)!, star = gtk_widget_get_next_sibling(badge)!
+        gtk_label_set_text(cast(badge), asset.duration.map(GalleryModel.durationText) ?? "")
+        gtk_widget_set_visible(badge, asset.duration == nil ? 0 : 1)
+        gtk_widget_set_visible(star, asset.isFavorite ? 1 : 0)
+        if let texture = textures[id] {
+            gtk_picture_set_paintable(cast(picture), texture)
+            return
+        }
+        gtk_picture_set_paintable(cast(picture), nil)
+        Task { [weak self] in
+            guard let path = await self?.gallery.thumbnail(for: asset) else { return }
+            let loaded = await Task.detached { TextureBox(texture: gdk_texture_new_from_filename(path, nil)) }.value
+            guard let texture = loaded.texture else { return }
+            guard let self, self.assets[id] != nil, self.textures[id] == nil else {
+                g_object_unref(UnsafeMutableRawPointer(texture))
+                return
+            }
+            self.textures[id] = texture
+            for (bound, shownID) in self.shown where shownID == id {
+                if let cell = gtk_list_item_get_child(OpaquePointer(bound)), let picture = gtk_widget_get_first_child(cell) {
+                    gtk_picture_set_paintable(cast(picture), texture)
+                }
+            }
+        }
+    }
+
+    /// Opens the item at `position` in the system's viewer (the app's own viewer is to come).
+    private func open(at position: Int) {
+        guard gallery.items.indices.contains(position), let uri = g_filename_to_uri(gallery.items[position].path, nil, nil) else { return }
+        defer { g_free(uri) }
+        g_app_info_launch_default_for_uri(uri, nil, nil)
+    }
+}
