@@ -17,6 +17,8 @@ final class CameraApplication {
     private var model: CameraModel?
     private let sound = ShutterSound()
     private var inhibitCookie: UInt32 = 0
+    /// The viewer's actions, enabled only while it is shown.
+    private var viewerActions: [OpaquePointer] = []
     private var settings: SettingsStore?
 
     init() {
@@ -70,6 +72,9 @@ final class CameraApplication {
         if window == nil, let model {
             let window = CameraWindow(application: gtkApp, model: model)
             self.window = window
+            window.onPageChange = { [viewerActions] page in
+                for action in viewerActions { setEnabled(action, page == .viewer) }
+            }
             model.start()
         }
         if let window { gtk_window_present(cast(window.window)) }
@@ -126,7 +131,10 @@ final class CameraApplication {
         }
         addAction(map, "toggle-grid") { _ in model.setGrid(!model.showsGrid) }
         addAction(map, "filter", parameter: true) { value in model.setFilter(LiveFilter(rawValue: value ?? "") ?? .none) }
-        addAction(map, "cancel") { _ in model.cancelCountdown() }
+        // Escape: back from the viewer or the gallery, else cancel a running self-timer.
+        addAction(map, "cancel") { [weak self] _ in
+            if let window = self?.window, window.page != .camera { window.back() } else { model.cancelCountdown() }
+        }
         addAction(map, "use-test-camera") { _ in model.useTestCameras() }
         addAction(map, "retry") { _ in model.retry() }
         addAction(map, "save-photo") { _ in model.savePendingPhoto() }
@@ -136,8 +144,20 @@ final class CameraApplication {
             defer { g_free(uri) }
             g_app_info_launch_default_for_uri(uri, nil, nil)
         }
-        addAction(map, "gallery") { [weak self] _ in self?.window?.showGallery(true) }
-        addAction(map, "show-camera") { [weak self] _ in self?.window?.showGallery(false) }
+        addAction(map, "gallery") { [weak self] _ in self?.window?.show(.gallery) }
+        addAction(map, "show-camera") { [weak self] _ in self?.window?.show(.camera) }
+        addAction(map, "back") { [weak self] _ in self?.window?.back() }
+        // The viewer's actions (arrow keys among their shortcuts) work only while it is shown,
+        // so the same keys move through the gallery's grid there.
+        viewerActions = [
+            addAction(map, "viewer-previous") { [weak self] _ in self?.window?.viewer.step(-1) },
+            addAction(map, "viewer-next") { [weak self] _ in self?.window?.viewer.step(1) },
+            addAction(map, "viewer-zoom-in") { [weak self] _ in self?.window?.viewer.zoomIn() },
+            addAction(map, "viewer-zoom-out") { [weak self] _ in self?.window?.viewer.zoomOut() },
+            addAction(map, "viewer-zoom-fit") { [weak self] _ in self?.window?.viewer.zoomToFit() },
+            addAction(map, "viewer-toggle-zoom") { [weak self] _ in self?.window?.viewer.toggleZoom() },
+        ]
+        for action in viewerActions { setEnabled(action, false) }
         addAction(map, "about") { [weak self] _ in self?.showAbout() }
         addAction(map, "preferences") { [weak self] _ in self?.showPreferences() }
         addAction(map, "quit") { [weak self] _ in
@@ -149,7 +169,12 @@ final class CameraApplication {
         setAccels(gtkApp, "app.switch-camera", ["c"])
         setAccels(gtkApp, "app.toggle-grid", ["g"])
         setAccels(gtkApp, "app.gallery", ["<Control>g"])
-        setAccels(gtkApp, "app.show-camera", ["<Alt>Left"])
+        setAccels(gtkApp, "app.back", ["<Alt>Left"])
+        setAccels(gtkApp, "app.viewer-previous", ["Left"])
+        setAccels(gtkApp, "app.viewer-next", ["Right"])
+        setAccels(gtkApp, "app.viewer-zoom-in", ["<Control>plus", "<Control>equal", "<Control>KP_Add"])
+        setAccels(gtkApp, "app.viewer-zoom-out", ["<Control>minus", "<Control>KP_Subtract"])
+        setAccels(gtkApp, "app.viewer-zoom-fit", ["<Control>0"])
         setAccels(gtkApp, "app.cycle-timer", ["t"])
         setAccels(gtkApp, "app.burst", ["b"])
         setAccels(gtkApp, "app.pause", ["p"])

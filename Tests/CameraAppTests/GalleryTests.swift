@@ -59,6 +59,62 @@ struct GalleryTests {
         #expect(Self.cameraRunning(session) == true)
     }
 
+    /// The width of the first run of the test pattern's yellow bar along row `y` of a screenshot.
+    static func yellowWidth(_ shot: PixelBuffer, y: Int) -> Int {
+        let xs = stride(from: 5, to: 955, by: 1).filter { x in
+            let p = shot.bgraPixel(x: x, y: y)
+            return p.r > 150 && p.g > 150 && p.b < 60 as UInt8
+        }
+        guard let first = xs.first else { return 0 }
+        var end = first
+        while xs.contains(end + 1) { end += 1 }
+        return end - first + 1
+    }
+
+    @Test("the viewer: a video plays in place with its length on the gallery's badge; a photo fits, grows with Ctrl+plus and fits again with Ctrl+0; arrow keys step; Escape goes back")
+    func viewer() throws {
+        let session = try AppSession()
+        for _ in 0..<2 { try Self.snap(session) }
+        let recorded = try runTool(builtProduct("pinhole"), ["record", "--device", "test", "--duration", "8"], environment: ["PINHOLE_LIBRARY": session.folder.path("library")])
+        try #require(recorded.status == 0, "pinhole record: \(recorded.stderr)")
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        try session.key("ctrl+g")
+        #expect(try waitFor(seconds: 30) { try Self.cells(session) == 3 })
+        // The newest item, the video, carries its length.
+        #expect(try AppStateTests.shows(session, "0:08"))
+        try session.click(x: 100, y: 130)
+        #expect(try AppStateTests.shows(session, "1 of 3"))
+        // Playing (8 s, longer than GStreamer's first start takes here): the moving square
+        // changes between two screenshots.
+        let playing = try waitFor(seconds: 30) {
+            let first = try session.screenshot()
+            usleep(400_000)
+            let second = try session.screenshot()
+            return (0..<60).contains { i in
+                let a = first.mean(x: 40 + i * 15, y: 560, side: 4), b = second.mean(x: 40 + i * 15, y: 560, side: 4)
+                return abs(a.r - b.r) + abs(a.g - b.g) + abs(a.b - b.b) > 60
+            }
+        }
+        #expect(playing, "the video does not play")
+        try session.key("Right")
+        #expect(try AppStateTests.shows(session, "2 of 3"))
+        var fitted = 0
+        #expect(try waitFor(seconds: 30) { fitted = Self.yellowWidth(try session.screenshot(), y: 300); return fitted > 80 }, "no yellow bar: \(fitted)")
+        try session.key("ctrl+plus")
+        try session.key("ctrl+plus")
+        var zoomed = 0
+        #expect(try waitFor(seconds: 30) { zoomed = Self.yellowWidth(try session.screenshot(), y: 300); return zoomed > fitted * 3 / 2 - 6 }, "fitted \(fitted), zoomed \(zoomed)")
+        try session.key("ctrl+0")
+        #expect(try waitFor(seconds: 30) { abs(Self.yellowWidth(try session.screenshot(), y: 300) - fitted) <= 2 })
+        try session.key("Right")
+        #expect(try AppStateTests.shows(session, "3 of 3"))
+        try session.key("Left")
+        #expect(try AppStateTests.shows(session, "2 of 3"))
+        try session.key("Escape")
+        #expect(try AppStateTests.shows(session, "Back to Camera"))
+    }
+
     @Test("an empty library: \"No Photos or Videos Yet\", and its button goes back to the camera")
     func emptyGallery() throws {
         let session = try AppSession()

@@ -87,3 +87,41 @@ func connectPosition(_ instance: UnsafeMutableRawPointer, _ signal: String, _ ha
     return g_signal_connect_data(instance, signal, unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
                                  { data, _ in Unmanaged<ClosureBox<@MainActor (Int) -> Void>>.fromOpaque(data!).release() }, GConnectFlags(0))
 }
+
+/// Connects a handler for signals that pass one double (GtkGestureZoom's "scale-changed").
+@discardableResult
+func connectDouble(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: @escaping @MainActor (Double) -> Void) -> UInt {
+    let box = ClosureBox(handler)
+    let trampoline: @convention(c) (UnsafeMutableRawPointer?, Double, UnsafeMutableRawPointer?) -> Void = { _, value, data in
+        let box = Unmanaged<ClosureBox<@MainActor (Double) -> Void>>.fromOpaque(data!).takeUnretainedValue()
+        MainActor.assumeIsolated { box.body(value) }
+    }
+    return g_signal_connect_data(instance, signal, unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
+                                 { data, _ in Unmanaged<ClosureBox<@MainActor (Double) -> Void>>.fromOpaque(data!).release() }, GConnectFlags(0))
+}
+
+/// Connects a handler for signals that pass two doubles: GtkGestureSwipe's "swipe" (velocities),
+/// GtkGestureDrag's "drag-update" (offsets), GtkEventControllerScroll's "scroll" (deltas; the
+/// handler's result says whether the scroll was handled).
+@discardableResult
+func connectDoubles(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: @escaping @MainActor (Double, Double) -> Bool) -> UInt {
+    let box = ClosureBox(handler)
+    let trampoline: @convention(c) (UnsafeMutableRawPointer?, Double, Double, UnsafeMutableRawPointer?) -> gboolean = { _, x, y, data in
+        let box = Unmanaged<ClosureBox<@MainActor (Double, Double) -> Bool>>.fromOpaque(data!).takeUnretainedValue()
+        return MainActor.assumeIsolated { box.body(x, y) } ? 1 : 0
+    }
+    return g_signal_connect_data(instance, signal, unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
+                                 { data, _ in Unmanaged<ClosureBox<@MainActor (Double, Double) -> Bool>>.fromOpaque(data!).release() }, GConnectFlags(0))
+}
+
+/// Connects a handler for GtkGestureClick's "pressed" (the press count, then the position).
+@discardableResult
+func connectPressed(_ instance: UnsafeMutableRawPointer, _ handler: @escaping @MainActor (Int) -> Void) -> UInt {
+    let box = ClosureBox(handler)
+    let trampoline: @convention(c) (UnsafeMutableRawPointer?, gint, Double, Double, UnsafeMutableRawPointer?) -> Void = { _, presses, _, _, data in
+        let box = Unmanaged<ClosureBox<@MainActor (Int) -> Void>>.fromOpaque(data!).takeUnretainedValue()
+        MainActor.assumeIsolated { box.body(Int(presses)) }
+    }
+    return g_signal_connect_data(instance, "pressed", unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
+                                 { data, _ in Unmanaged<ClosureBox<@MainActor (Int) -> Void>>.fromOpaque(data!).release() }, GConnectFlags(0))
+}

@@ -17,11 +17,16 @@ final class CameraWindow {
     let confirm = ConfirmPhoto()
     let stack: Widget
     let toasts: Widget
-    /// The gallery page, beside the camera page in `pages`.
+    /// The gallery and viewer pages, beside the camera page in `pages`.
     let gallery: GalleryPage
+    let viewer: ViewerPage
     let pages: Widget
+    /// The pages of the window.
+    enum Page { case camera, gallery, viewer }
+    private(set) var page = Page.camera
+    /// Told when the page changes (the application enables the viewer's actions).
+    var onPageChange: (Page) -> Void = { _ in }
     private var minimized = false
-    private var showsGallery = false
 
     init(application: UnsafeMutablePointer<GtkApplication>, model: CameraModel) {
         self.model = model
@@ -46,15 +51,18 @@ final class CameraWindow {
         gtk_box_append(cast(content), header.widget)
         gtk_box_append(cast(content), stack)
         gallery = GalleryPage(gallery: model.gallery)
+        viewer = ViewerPage(gallery: model.gallery)
         pages = gtk_stack_new()
         gtk_stack_set_transition_type(cast(pages), GTK_STACK_TRANSITION_TYPE_SLIDE_LEFT_RIGHT)
         gtk_stack_add_named(cast(pages), content, "camera")
         gtk_stack_add_named(cast(pages), gallery.widget, "gallery")
+        gtk_stack_add_named(cast(pages), viewer.widget, "viewer")
         toasts = adw_toast_overlay_new()
         adw_toast_overlay_set_child(cast(toasts), pages)
         adw_application_window_set_content(cast(window), toasts)
         ShortcutsWindow.attach(to: window)
 
+        gallery.onOpen = { [weak self] index in self?.show(.viewer, item: index) }
         model.onChange = { [weak self] in self?.update() }
         model.onToast = { [weak self] text in self?.toast(text) }
         model.onScreenFlash = { [weak self] on in self?.preview.setScreenFlash(on) }
@@ -107,18 +115,38 @@ final class CameraWindow {
         }
     }
 
-    /// Shows the gallery (true) or the camera page (false). The camera is let go while the
-    /// gallery is shown, and the gallery follows the library only while it is.
-    func showGallery(_ show: Bool) {
-        guard show != showsGallery, !(show && model.isRecording) else { return }
-        showsGallery = show
-        gtk_stack_set_visible_child_name(cast(pages), show ? "gallery" : "camera")
-        if show { model.gallery.start() } else { model.gallery.stop() }
+    /// Shows `page` (the viewer at the gallery's `item`). The camera is let go while another
+    /// page is shown, and the gallery follows the library only while it or the viewer is.
+    func show(_ page: Page, item: Int = 0) {
+        guard page != self.page || page == .viewer, !(page != .camera && model.isRecording) else { return }
+        if self.page == .viewer, page != .viewer { viewer.close() }
+        self.page = page
+        switch page {
+        case .camera:
+            model.gallery.stop()
+            gtk_stack_set_visible_child_name(cast(pages), "camera")
+        case .gallery:
+            model.gallery.start()
+            gtk_stack_set_visible_child_name(cast(pages), "gallery")
+        case .viewer:
+            viewer.show(item)
+            gtk_stack_set_visible_child_name(cast(pages), "viewer")
+        }
         followVisibility()
+        onPageChange(page)
+    }
+
+    /// One page back: viewer → gallery → camera.
+    func back() {
+        switch page {
+        case .viewer: show(.gallery)
+        case .gallery: show(.camera)
+        case .camera: break
+        }
     }
 
     /// The camera runs only while its page can be seen.
     private func followVisibility() {
-        model.setCameraVisible(!minimized && !showsGallery)
+        model.setCameraVisible(!minimized && page == .camera)
     }
 }

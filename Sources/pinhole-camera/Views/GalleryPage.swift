@@ -160,10 +160,10 @@ final class GalleryPage {
         }
     }
 
-    /// Opens the item at `position` in the system's viewer (the app's own viewer is to come).
+    /// Opens an item (its position in the gallery's items) in the viewer.
+    var onOpen: (Int) -> Void = { _ in }
+
     private func open(at position: Int) {
-        guard gallery.items.indices.contains(position), let uri = g_filename_to_uri(gallery.items[position].path, nil, nil) else { return }
-        defer { g_free(uri) }
-        g_app_info_launch_default_for_uri(uri, nil, nil)
+        if gallery.items.indices.contains(position) { onOpen(position) }
     }
 }

@@ -94,14 +94,8 @@ final class PreviewArea {
             onResize(onScreen.width, onScreen.height)
         }
         guard let frame = mailbox.take(), frame.format == .bgra else { return }
-        let stride = Int(frame.bytesPerRow(ofPlane: 0))
-        let size = stride * frame.height
-        let bytes = g_bytes_new_with_free_func(frame.baseAddress(ofPlane: 0), gsize(size), { data in
-            Unmanaged<PixelBuffer>.fromOpaque(data!).release()
-        }, Unmanaged.passRetained(frame).toOpaque())
-        let texture = gdk_memory_texture_new(Int32(frame.width), Int32(frame.height), GDK_MEMORY_B8G8R8A8_PREMULTIPLIED, bytes, gsize(stride))
-        g_bytes_unref(bytes)
-        gtk_picture_set_paintable(cast(picture), texture)
+        let texture = lendTexture(frame)
+        gtk_picture_set_paintable(cast(picture), cast(texture))
         g_object_unref(UnsafeMutableRawPointer(texture))
         drawnFrames += 1
         if drawnFrames == 1 { BenchReport.say("first-frame", BenchReport.now) }

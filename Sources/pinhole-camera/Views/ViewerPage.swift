@@ -1,0 +1,220 @@
+import CameraModel
+import CGtk
+import Dispatch
+import Media
+import PhotoLibrary
+
+/// One item full-window: a photo upright by its EXIF orientation (JPEG, PNG, HEIF, WebP, decoded
+/// off the main thread by Media), fitted or zoomed (Ctrl+scroll, pinch, Ctrl+plus/minus/0,
+/// double-click) and panned by dragging; a video played in place by GtkVideo (GTK's GStreamer
+/// backend). Previous and next by arrow keys, the edge buttons and a swipe.
+@MainActor
+final class ViewerPage {
+    /// The whole page: its header bar over the picture or the video.
+    let widget: Widget
+    private let title: Widget
+    private let stack: Widget
+    private let scrolled: Widget
+    private let picture: Widget
+    private let video: Widget
+    private let gallery: GalleryModel
+    /// The item shown (an index into the gallery's items).
+    private(set) var index = 0
+    /// The zoom factor; nil fits the picture to the window.
+    private var zoom: Double?
+    private var pinchStart = 1.0
+    private var dragStart = (x: 0.0, y: 0.0)
+    private var imageSize = (width: 0, height: 0)
+    private var loading: Task<Void, Never>?
+
+    init(gallery: GalleryModel) {
+        self.gallery = gallery
+        widget = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)
+        let header = adw_header_bar_new()!
+        let back = gtk_button_new_from_icon_name("go-previous-symbolic")!
+        label(back, L("Back to Gallery"))
+        gtk_actionable_set_action_name(cast(back), "app.back")
+        adw_header_bar_pack_start(cast(header), back)
+        title = adw_window_title_new("", "")
+        adw_header_bar_set_title_widget(cast(header), title)
+        let fit = gtk_button_new_from_icon_name("zoom-fit-best-symbolic")!
+        label(fit, L("Best Fit or Original Size"))
+        gtk_actionable_set_action_name(cast(fit), "app.viewer-toggle-zoom")
+        adw_header_bar_pack_end(cast(header), fit)
+        gtk_box_append(cast(widget), header)
+
+        picture = gtk_picture_new()
+        gtk_picture_set_can_shrink(cast(picture), 1)
+        gtk_picture_set_content_fit(cast(picture), GTK_CONTENT_FIT_CONTAIN)
+        pinhole_set_accessible_label(picture, L("Photo"))
+        scrolled = gtk_scrolled_window_new()
+        gtk_scrolled_window_set_child(cast(scrolled), picture)
+        gtk_scrolled_window_set_policy(cast(scrolled), GTK_POLICY_NEVER, GTK_POLICY_NEVER)
+        addClass(scrolled, "viewer")
+        video = gtk_video_new()
+        gtk_video_set_autoplay(cast(video), 1)
+        // A video asks for its own size; held in a scrolled window it fits the page instead of
+        // growing the window.
+        let videoFrame = gtk_scrolled_window_new()!
+        gtk_scrolled_window_set_policy(cast(videoFrame), GTK_POLICY_EXTERNAL, GTK_POLICY_EXTERNAL)
+        gtk_scrolled_window_set_child(cast(videoFrame), video)
+        stack = gtk_stack_new()
+        gtk_stack_add_named(cast(stack), scrolled, "photo")
+        gtk_stack_add_named(cast(stack), videoFrame, "video")
+        gtk_widget_set_vexpand(stack, 1)
+
+        let overlay = gtk_overlay_new()!
+        gtk_overlay_set_child(cast(overlay), stack)
+        for (icon, name, action, side) in [("go-previous-symbolic", L("Previous"), "app.viewer-previous", GTK_ALIGN_START),
+                                           ("go-next-symbolic", L("Next"), "app.viewer-next", GTK_ALIGN_END)] {
+            let button = gtk_button_new_from_icon_name(icon)!
+            label(button, name)
+            addClass(button, "osd")
+            addClass(button, "circular")
+            gtk_widget_set_halign(button, side)
+            gtk_widget_set_valign(button, GTK_ALIGN_CENTER)
+            gtk_widget_set_margin_start(button, 12)
+            gtk_widget_set_margin_end(button, 12)
+            gtk_actionable_set_action_name(cast(button), action)
+            gtk_overlay_add_overlay(cast(overlay), button)
+        }
+        gtk_box_append(cast(widget), overlay)
+        addGestures(overlay)
+    }
+
+    /// Zoom by Ctrl+scroll and pinch, fit/100 % by double-click, pan by dragging, step by swiping.
+    private func addGestures(_ overlay: Widget) {
+        let scroll = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_VERTICAL)!
+        connectDoubles(UnsafeMutableRawPointer(scroll), "scroll") { [weak self] _, dy in
+            guard let self, gtk_event_controller_get_current_event_state(scroll).rawValue & GDK_CONTROL_MASK.rawValue != 0 else { return false }
+            if dy < 0 { self.zoomIn() } else if dy > 0 { self.zoomOut() }
+            return true
+        }
+        gtk_widget_add_controller(scrolled, scroll)
+
+        let click = gtk_gesture_click_new()!
+        connectPressed(UnsafeMutableRawPointer(click)) { [weak self] presses in if presses == 2 { self?.toggleZoom() } }
+        gtk_widget_add_controller(picture, cast(click))
+
+        let pinch = gtk_gesture_zoom_new()!
+        connect(UnsafeMutableRawPointer(pinch), "begin") { [weak self] (_: UnsafeMutableRawPointer?) in
+            guard let self else { return }
+            self.pinchStart = self.zoom ?? self.fitScale
+        }
+        connectDouble(UnsafeMutableRawPointer(pinch), "scale-changed") { [weak self] scale in
+            guard let self else { return }
+            self.setZoom(self.pinchStart * scale)
+        }
+        gtk_widget_add_controller(scrolled, cast(pinch))
+
+        let drag = gtk_gesture_drag_new()!
+        connectDoubles(UnsafeMutableRawPointer(drag), "drag-begin") { [weak self] _, _ in
+            guard let self else { return false }
+            self.dragStart = (gtk_adjustment_get_value(gtk_scrolled_window_get_hadjustment(cast(self.scrolled))),
+                              gtk_adjustment_get_value(gtk_scrolled_window_get_vadjustment(cast(self.scrolled))))
+            return false
+        }
+        connectDoubles(UnsafeMutableRawPointer(drag), "drag-update") { [weak self] dx, dy in
+            guard let self, self.zoom != nil else { return false }
+            gtk_adjustment_set_value(gtk_scrolled_window_get_hadjustment(cast(self.scrolled)), self.dragStart.x - dx)
+            gtk_adjustment_set_value(gtk_scrolled_window_get_vadjustment(cast(self.scrolled)), self.dragStart.y - dy)
+            return false
+        }
+        gtk_widget_add_controller(scrolled, cast(drag))
+
+        let swipe = gtk_gesture_swipe_new()!
+        gtk_gesture_single_set_touch_only(cast(swipe), 1)
+        connectDoubles(UnsafeMutableRawPointer(swipe), "swipe") { [weak self] vx, vy in
+            guard let self, self.zoom == nil, abs(vx) > 600, abs(vx) > 2 * abs(vy) else { return false }
+            self.step(vx < 0 ? 1 : -1)
+            return false
+        }
+        gtk_widget_add_controller(overlay, cast(swipe))
+    }
+
+    /// Shows the gallery's item at `index`, fitted.
+    func show(_ index: Int) {
+        guard gallery.items.indices.contains(index) else { return }
+        self.index = index
+        let asset = gallery.items[index]
+        adw_window_title_set_title(cast(title), GalleryModel.accessibleName(of: asset))
+        adw_window_title_set_subtitle(cast(title), CameraWords.translate("%@ of %@", String(index + 1), String(gallery.items.count)))
+        zoom = nil
+        loading?.cancel()
+        if asset.mediaType == .video {
+            gtk_picture_set_paintable(cast(picture), nil)
+            gtk_video_set_filename(cast(video), asset.path)
+            gtk_stack_set_visible_child_name(cast(stack), "video")
+            return
+        }
+        gtk_video_set_file(cast(video), nil)
+        gtk_stack_set_visible_child_name(cast(stack), "photo")
+        let path = asset.path, longest = max(1, asset.pixelWidth, asset.pixelHeight)
+        loading = Task { [weak self] in
+            let decoded = await Task.detached { try? Thumbnailer().thumbnail(ofFile: path, longestSide: longest) }.value
+            guard let self, !Task.isCancelled, self.index == index else { return }
+            guard let image = decoded else {
+                gtk_picture_set_paintable(cast(self.picture), nil)
+                return
+            }
+            let texture = lendTexture(image)
+            gtk_picture_set_paintable(cast(self.picture), cast(texture))
+            g_object_unref(UnsafeMutableRawPointer(texture))
+            self.imageSize = (image.width, image.height)
+            self.applyZoom()
+        }
+    }
+
+    /// Stops a playing video and lets the picture go (the page was left).
+    func close() {
+        loading?.cancel()
+        gtk_video_set_file(cast(video), nil)
+        gtk_picture_set_paintable(cast(picture), nil)
+    }
+
+    /// The next (1) or previous (-1) item, if there is one.
+    func step(_ delta: Int) {
+        let next = index + delta
+        if gallery.items.indices.contains(next) { show(next) }
+    }
+
+    /// The scale at which the picture fits the window.
+    private var fitScale: Double {
+        guard imageSize.width > 0, imageSize.height > 0 else { return 1 }
+        let width = Double(gtk_widget_get_width(scrolled)), height = Double(gtk_widget_get_height(scrolled))
+        return max(0.01, min(width / Double(imageSize.width), height / Double(imageSize.height)))
+    }
+
+    /// A quarter larger.
+    func zoomIn() { setZoom((zoom ?? fitScale) * 1.25) }
+
+    /// A quarter smaller, down to the fitted picture.
+    func zoomOut() { setZoom((zoom ?? fitScale) / 1.25) }
+
+    /// Back to the fitted picture.
+    func zoomToFit() {
+        zoom = nil
+        applyZoom()
+    }
+
+    /// Fitted ↔ 100 % (a pixel of the photo for a pixel of the screen).
+    func toggleZoom() { setZoom(zoom == nil ? 1 / Double(gtk_widget_get_scale_factor(scrolled)) : 0) }
+
+    /// Zooms to `factor`; at or below the fitted scale the picture fits again.
+    private func setZoom(_ factor: Double) {
+        zoom = factor <= fitScale ? nil : min(factor, 8)
+        applyZoom()
+    }
+
+    private func applyZoom() {
+        if let zoom, imageSize.width > 0 {
+            gtk_scrolled_window_set_policy(cast(scrolled), GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC)
+            gtk_picture_set_content_fit(cast(picture), GTK_CONTENT_FIT_FILL)
+            gtk_widget_set_size_request(picture, Int32(Double(imageSize.width) * zoom), Int32(Double(imageSize.height) * zoom))
+        } else {
+            gtk_scrolled_window_set_policy(cast(scrolled), GTK_POLICY_NEVER, GTK_POLICY_NEVER)
+            gtk_picture_set_content_fit(cast(picture), GTK_CONTENT_FIT_CONTAIN)
+            gtk_widget_set_size_request(picture, -1, -1)
+        }
+    }
+}
