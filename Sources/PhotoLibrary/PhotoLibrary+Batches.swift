@@ -25,9 +25,15 @@ extension PhotoLibrary {
                 case let .create(bytes, label):
                     item = try writePhoto(data: bytes, name: label)
                 case let .createFromFile(path, moving, _) where moving && (path as NSString).deletingLastPathComponent == location.videos:
-                    if let indexed = try assets(where: "path = ?", [.text(path)]).first {
-                        outcomes.append(indexed.id)
-                        continue
+                    if try !assets(where: "path = ?", [.text(path)]).isEmpty {
+                        // An observer indexed it when the recorder closed it; the recorder may have
+                        // rewritten it since (a fragmented MP4 made regular, moved over it): the
+                        // row is brought up to date first, so the identifier returned is the file's.
+                        _ = try PhotoLibrary.reconcile(database, location, only: [path])
+                        if let indexed = try assets(where: "path = ?", [.text(path)]).first {
+                            outcomes.append(indexed.id)
+                            continue
+                        }
                     }
                     item = try placeVideo(from: path, moving: true)
                     moves.append(path)

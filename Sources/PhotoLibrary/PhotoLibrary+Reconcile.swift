@@ -30,16 +30,40 @@ extension PhotoLibrary {
         return photos + videos
     }
 
-    static func reconcile(_ database: Database, _ location: LibraryLocation) throws(LibraryError) -> (added: [String], changed: [String], removed: Int) {
-        let rows = try database.query("SELECT path, size, mtime FROM assets")
+    /// What the library would index the file at `path` as, by its folder and name (nil: nothing,
+    /// as a hidden temporary file or another folder's file).
+    static func mediaType(ofPath path: String, in location: LibraryLocation) -> Asset.MediaType? {
+        let folder = (path as NSString).deletingLastPathComponent, name = (path as NSString).lastPathComponent
+        guard !name.hasPrefix(".") else { return nil }
+        if folder == location.photos && isPhotoName(name) { return .photo }
+        if folder == location.videos && isVideoName(name) { return .video }
+        return nil
+    }
+
+    /// Makes the index agree with the files (only those at `paths`, when given): rows for files
+    /// that appeared or changed, none for files that are gone.
+    static func reconcile(_ database: Database, _ location: LibraryLocation, only paths: Set<String>? = nil) throws(LibraryError) -> (added: [String], changed: [String], removed: Int) {
         var known: [String: (Int64, Double)] = [:]
-        for row in rows { if let path = row[0].text { known[path] = (row[1].integer ?? 0, row[2].real ?? 0) } }
+        let candidates: [(path: String, type: Asset.MediaType)]
+        if let paths {
+            for path in paths {
+                for row in try database.query("SELECT path, size, mtime FROM assets WHERE path = ?", [.text(path)]) {
+                    if let path = row[0].text { known[path] = (row[1].integer ?? 0, row[2].real ?? 0) }
+                }
+            }
+            candidates = paths.sorted().compactMap { path in mediaType(ofPath: path, in: location).map { (path, $0) } }
+        } else {
+            for row in try database.query("SELECT path, size, mtime FROM assets") {
+                if let path = row[0].text { known[path] = (row[1].integer ?? 0, row[2].real ?? 0) }
+            }
+            candidates = mediaFiles(location).map { ($0.path, $0.type) }
+        }
         var added: [String] = [], removed = 0
         var present = Set<String>()
         // Read and check files first (slow), then write every row in one transaction (one sync,
         // not one per file: a 10 000-photo rebuild commits once).
         var found: [(path: String, entry: MediaEntry, contentID: String, size: Int, mtime: Double)] = []
-        for (path, _, type) in mediaFiles(location) {
+        for (path, type) in candidates {
             var info = stat()
             guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
             present.insert(path)

@@ -24,9 +24,16 @@ public actor PhotoLibrary {
     var nextObserver = 0
     var snapshot: [String: String] = [:]
     var watcher: Task<Void, Never>?
+    var folderWatcher: LibraryWatcher?
+    var simulatedWatchFailure: ChangeTracking.Failure?
     var lastDataVersion: Int64 = -1
     var lastFolderTime: [Double] = []
     var thumbnailing: Task<Int, Never>?
+
+    /// How changes made outside this library are followed while someone observes `changes()`
+    /// (nil when no one does): `.live` through inotify, or `.polling` with the reason inotify
+    /// could not be set up. The stream says so too when it is not `.live`.
+    public internal(set) var changeTracking: ChangeTracking?
 
     /// Opens the library at `location` (the user's by default), creating folders and index, and
     /// (unless `synchronize` is false, as `verify` needs) bringing the index up to date with the files.
@@ -51,5 +58,9 @@ public actor PhotoLibrary {
         }
     }
 
-    deinit { thumbnailing?.cancel() }
+    deinit {
+        thumbnailing?.cancel()
+        watcher?.cancel()
+        folderWatcher?.stop()
+    }
 }
