@@ -70,11 +70,7 @@ extension PhotoLibrary {
                 for item in created {
                     try PhotoLibrary.insert(database, entry: item.entry, contentID: item.contentID, size: item.size, path: item.path, mtime: item.mtime)
                 }
-                for (asset, name) in trashed {
-                    try database.query("DELETE FROM assets WHERE id = ?", [.text(asset.id)])
-                    try database.query("INSERT OR REPLACE INTO trashed (id, trash_name, favorite) VALUES (?, ?, ?)",
-                                       [.text(asset.id), .text(name), .integer(asset.isFavorite ? 1 : 0)])
-                }
+                for (asset, name) in trashed { try recordTrashed(id: asset.id, as: name) }
                 for request in batch.requests {
                     switch request {
                     case let .favorite(ids, flag):

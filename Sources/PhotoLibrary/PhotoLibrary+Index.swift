@@ -66,11 +66,24 @@ extension PhotoLibrary {
                 trash_name TEXT NOT NULL,
                 favorite INTEGER NOT NULL DEFAULT 0
             );
+            CREATE TABLE IF NOT EXISTS trashed_albums (
+                asset TEXT NOT NULL REFERENCES trashed (id) ON DELETE CASCADE,
+                album INTEGER NOT NULL REFERENCES albums (id) ON DELETE CASCADE,
+                PRIMARY KEY (asset, album)
+            );
             """)
         // Version 1 indexes (photos only) gain the videos' duration.
         let columns = try database.query("PRAGMA table_info(assets)").compactMap { $0[1].text }
         if !columns.contains("duration") { try database.execute("ALTER TABLE assets ADD COLUMN duration REAL") }
-        try database.execute("PRAGMA user_version = 2")
+        // Version 2 indexes kept only a trashed asset's name and mark: the whole row is kept now
+        // (entries from before have NULLs and are read from their files when restored).
+        let kept = try database.query("PRAGMA table_info(trashed)").compactMap { $0[1].text }
+        let types = ["media_type": "TEXT", "path": "TEXT", "width": "INTEGER", "height": "INTEGER", "created": "REAL", "orientation": "INTEGER",
+                     "latitude": "REAL", "longitude": "REAL", "altitude": "REAL", "size": "INTEGER", "mtime": "REAL", "duration": "REAL"]
+        for column in keptColumns where !kept.contains(column) {
+            try database.execute("ALTER TABLE trashed ADD COLUMN \(column) \(types[column] ?? "")")
+        }
+        if try database.query("PRAGMA user_version").first?.first?.integer != 3 { try database.execute("PRAGMA user_version = 3") }
     }
 
     /// Deletes temporary files a crash left behind (`.NAME.PID.N.tmp`, see `AtomicFile`): those

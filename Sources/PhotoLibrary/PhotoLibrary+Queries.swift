@@ -29,16 +29,18 @@ extension PhotoLibrary {
     }
 
     func assets(where clause: String, _ parameters: [Database.Value]) throws(LibraryError) -> [Asset] {
-        let rows = try database.query("""
-            SELECT id, media_type, path, width, height, created, orientation, favorite, latitude, longitude, altitude, size, duration
-            FROM assets WHERE \(clause)
-            """, parameters)
-        return rows.map { row in
-            let location = row[8].real.flatMap { latitude in row[9].real.map { ExifLocation(latitude: latitude, longitude: $0, altitude: row[10].real) } }
-            return Asset(id: row[0].text ?? "", mediaType: Asset.MediaType(rawValue: row[1].text ?? "") ?? .photo, path: row[2].text ?? "",
-                         pixelWidth: Int(row[3].integer ?? 0), pixelHeight: Int(row[4].integer ?? 0), creationDate: row[5].real ?? 0,
-                         orientation: ExifOrientation(rawValue: Int(row[6].integer ?? 1)) ?? .up, isFavorite: row[7].integer == 1,
-                         location: location, fileSize: Int(row[11].integer ?? 0), duration: row[12].real)
-        }
+        try database.query("SELECT \(PhotoLibrary.assetColumns) FROM assets WHERE \(clause)", parameters).map(PhotoLibrary.asset(from:))
+    }
+
+    /// The columns `asset(from:)` reads, in order (the `trashed` table has them too).
+    static let assetColumns = "id, media_type, path, width, height, created, orientation, favorite, latitude, longitude, altitude, size, duration"
+
+    /// The asset of a row of `assetColumns`.
+    static func asset(from row: [Database.Value]) -> Asset {
+        let location = row[8].real.flatMap { latitude in row[9].real.map { ExifLocation(latitude: latitude, longitude: $0, altitude: row[10].real) } }
+        return Asset(id: row[0].text ?? "", mediaType: Asset.MediaType(rawValue: row[1].text ?? "") ?? .photo, path: row[2].text ?? "",
+                     pixelWidth: Int(row[3].integer ?? 0), pixelHeight: Int(row[4].integer ?? 0), creationDate: row[5].real ?? 0,
+                     orientation: ExifOrientation(rawValue: Int(row[6].integer ?? 1)) ?? .up, isFavorite: row[7].integer == 1,
+                     location: location, fileSize: Int(row[11].integer ?? 0), duration: row[12].real)
     }
 }

@@ -19,7 +19,7 @@ public actor PhotoLibrary {
     public nonisolated let location: LibraryLocation
     // The extensions' state (internal so that their files can reach it).
     let database: Database
-    let trash: Trash
+    var trash: Trash
     var observers: [Int: AsyncStream<LibraryChange>.Continuation] = [:]
     var nextObserver = 0
     var snapshot: [String: String] = [:]
