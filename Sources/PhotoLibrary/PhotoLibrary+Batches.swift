@@ -13,7 +13,7 @@ extension PhotoLibrary {
         var batch = ChangeRequests()
         build(&batch)
         // 1. New files, checked and written (nothing is visible yet: no rows).
-        var created: [(entry: MediaEntry, contentID: String, size: Int, path: String, mtime: Double)] = []
+        var created: [(entry: MediaEntry, contentID: String, size: Int, path: String, mtime: Double, label: String)] = []
         var moves: [String] = []
         // What each creation gave, in order: a new file, or (a recording already in the videos
         // folder that an observer indexed meanwhile) an existing asset.
@@ -21,9 +21,11 @@ extension PhotoLibrary {
         do throws(LibraryError) {
             for request in batch.requests {
                 let item: (entry: MediaEntry, contentID: String, size: Int, path: String)
+                let label: String
                 switch request {
-                case let .create(bytes, label):
-                    item = try writePhoto(data: bytes, name: label)
+                case let .create(bytes, name):
+                    label = name
+                    item = try writePhoto(data: bytes, name: name)
                 case let .createFromFile(path, moving, _) where moving && (path as NSString).deletingLastPathComponent == location.videos:
                     if try !assets(where: "path = ?", [.text(path)]).isEmpty {
                         // An observer indexed it when the recorder closed it; the recorder may have
@@ -35,9 +37,11 @@ extension PhotoLibrary {
                             continue
                         }
                     }
+                    label = path
                     item = try placeVideo(from: path, moving: true)
                     moves.append(path)
                 case let .createFromFile(path, moving, videoOnly):
+                    label = path
                     if MediaEntry.isMovie(at: path) {
                         item = try placeVideo(from: path, moving: moving)
                     } else {
@@ -50,7 +54,7 @@ extension PhotoLibrary {
                 default: continue
                 }
                 CrashPoint.reached("file-linked")
-                created.append((item.entry, item.contentID, item.size, item.path, PhotoLibrary.modificationTime(of: item.path) ?? 0))
+                created.append((item.entry, item.contentID, item.size, item.path, PhotoLibrary.modificationTime(of: item.path) ?? 0, label))
                 outcomes.append(nil)
             }
         } catch {
@@ -68,6 +72,11 @@ extension PhotoLibrary {
             }
             try database.transaction { () throws(LibraryError) in
                 for item in created {
+                    // Checked before writing, and again here under the write lock: another process
+                    // may have committed the same content since (two imports of one folder at once).
+                    if let existing = try PhotoLibrary.sameContent(in: database, as: item.path, type: item.entry.mediaType, contentID: item.contentID) {
+                        throw LibraryError.duplicate(path: item.label, existing: existing)
+                    }
                     try PhotoLibrary.insert(database, entry: item.entry, contentID: item.contentID, size: item.size, path: item.path, mtime: item.mtime)
                 }
                 for (asset, name) in trashed { try recordTrashed(id: asset.id, as: name) }
@@ -119,5 +128,13 @@ extension PhotoLibrary {
             }
         }
         publish()
+    }
+
+    /// The path of another asset with the same content as the file at `path` (same identifier,
+    /// or a suffixed one, and the same bytes), if any.
+    static func sameContent(in database: Database, as path: String, type: Asset.MediaType, contentID: String) throws(LibraryError) -> String? {
+        let id = identifierPrefix(type) + contentID
+        let rows = try database.query("SELECT path FROM assets WHERE (id = ? OR id LIKE ?) AND path != ?", [.text(id), .text(id + "-%"), .text(path)])
+        return rows.compactMap { $0.first?.text }.first { ContentHash.sameContents($0, path) }
     }
 }

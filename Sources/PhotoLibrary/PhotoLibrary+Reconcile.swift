@@ -118,7 +118,7 @@ extension PhotoLibrary {
     }
 
     /// Photos' identifiers start with "p", videos' with "v".
-    private static func identifierPrefix(_ type: Asset.MediaType) -> String { type == .photo ? "p" : "v" }
+    static func identifierPrefix(_ type: Asset.MediaType) -> String { type == .photo ? "p" : "v" }
 
     /// Whether a file name has a photo extension the library indexes.
     static func isPhotoName(_ name: String) -> Bool {
