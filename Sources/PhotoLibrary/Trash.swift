@@ -7,6 +7,13 @@ import Media
 public struct Trash: Sendable {
     /// The trash folder (…/Trash).
     public let folder: String
+    /// Tests: the errno writing a `.trashinfo` fails with (a full disk cannot be arranged).
+    var simulatedInfoWriteError: Int32?
+
+    /// A trash at `folder` (…/Trash).
+    init(folder: String) {
+        self.folder = folder
+    }
 
     /// The user's home trash.
     public static var home: Trash {
@@ -15,8 +22,23 @@ public struct Trash: Sendable {
         return Trash(folder: dataHome + "/Trash")
     }
 
+    /// What a `.trashinfo` file says: where the file was, and when it was trashed.
+    struct Entry: Equatable {
+        /// The original absolute path.
+        let originalPath: String
+        /// When it was trashed, in seconds since 1970 (the spec's local time, to the second).
+        let deletionDate: Double
+    }
+
+    /// The trashed file `name` (in `files/`).
+    func filePath(_ name: String) -> String { folder + "/files/" + name }
+
+    /// The info file of the trashed `name`.
+    func infoPath(_ name: String) -> String { folder + "/info/" + name + ".trashinfo" }
+
     /// Moves `path` into the trash; returns the name it has there. The info file is written
-    /// first (reserving the name with O_EXCL), then the file moved, as the spec asks.
+    /// first (reserving the name with O_EXCL) and synced, then the file moved, as the spec asks;
+    /// an info file that cannot be written whole is removed and the failure thrown.
     func trash(_ path: String) throws(LibraryError) -> String {
         do {
             try AtomicFile.makeFolders(folder + "/files")
@@ -29,7 +51,7 @@ public struct Trash: Sendable {
         var number = 2
         var fd: Int32 = -1
         while true {
-            fd = open(folder + "/info/" + name + ".trashinfo", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            fd = open(infoPath(name), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd >= 0 { break }
             guard errno == EEXIST, number < 10_000 else { throw .cannotTrash(path: path, failure: FileFailure(errno: errno)) }
             let ext = (base as NSString).pathExtension
@@ -37,39 +59,96 @@ public struct Trash: Sendable {
             name = ext.isEmpty ? "\(stem).\(number)" : "\(stem).\(number).\(ext)"
             number += 1
         }
-        let info = "[Trash Info]\nPath=\(Trash.percentEncode(path))\nDeletionDate=\(Trash.timestamp())\n"
-        _ = info.withCString { write(fd, $0, strlen($0)) }
-        fsync(fd)
-        close(fd)
-        guard rename(path, folder + "/files/" + name) == 0 else {
+        let info = Array("[Trash Info]\nPath=\(Trash.percentEncode(path))\nDeletionDate=\(Trash.timestamp())\n".utf8)
+        var failure = simulatedInfoWriteError
+        var written = 0
+        while failure == nil, written < info.count {
+            let put = info.withUnsafeBytes { write(fd, $0.baseAddress! + written, info.count - written) }
+            if put < 0, errno == EINTR { continue }
+            if put <= 0 { failure = put < 0 ? errno : EIO } else { written += put }
+        }
+        if failure == nil, fsync(fd) != 0 { failure = errno }
+        if close(fd) != 0, failure == nil, errno != EINTR { failure = errno }
+        if let failure {
+            unlink(infoPath(name))
+            throw .cannotTrash(path: path, failure: FileFailure(errno: failure))
+        }
+        guard rename(path, filePath(name)) == 0 else {
             let failure = FileFailure(errno: errno)
-            unlink(folder + "/info/" + name + ".trashinfo")
+            unlink(infoPath(name))
             throw .cannotTrash(path: path, failure: failure)
         }
         return name
     }
 
-    /// Moves the trashed `name` back to its original path (or beside it with a suffix when that
-    /// name is taken again); returns where it went.
+    /// Reads the info file of the trashed `name` as the spec defines it: a `[Trash Info]` group
+    /// with `Path` (percent-encoded; absolute for the home trash) and `DeletionDate`
+    /// (YYYY-MM-DDThh:mm:ss, local time).
+    func entry(_ name: String) throws(LibraryError) -> Entry {
+        let path = infoPath(name)
+        let bytes: [UInt8]
+        do { bytes = try FileBytes.read(path: path, limit: 1 << 16) } catch { throw LibraryError.reading(path, error) }
+        var group = "", original: String?, date: Double?
+        for line in String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline) {
+            if line.hasPrefix("[") { group = String(line); continue }
+            guard group == "[Trash Info]", let equals = line.firstIndex(of: "=") else { continue }
+            let value = String(line[line.index(after: equals)...])
+            switch line[..<equals] {
+            case "Path": original = value.removingPercentEncoding
+            case "DeletionDate": date = Trash.date(value)
+            default: break
+            }
+        }
+        guard let original, original.hasPrefix("/") else { throw .damagedTrashEntry(path: path) }
+        return Entry(originalPath: original, deletionDate: date ?? 0)
+    }
+
+    /// Puts the trashed `name` back at `original`, or beside it with a suffix when that name is
+    /// taken again (linked: nothing is ever replaced); returns where it went. The info file
+    /// stays until `forget(_:)`, so a failure after this can put the file back.
+    func putBack(_ name: String, to original: String) throws(LibraryError) -> String {
+        do throws(MediaError) {
+            let path = try AtomicFile.place(filePath(name), at: original)
+            unlink(filePath(name))
+            return path
+        } catch {
+            if case let .io(path, failure) = error { throw .cannotWrite(path: path, failure: failure) }
+            throw LibraryError.from(error)
+        }
+    }
+
+    /// Undoes `putBack`: the file at `path` goes back to `files/NAME`.
+    func takeBack(_ path: String, as name: String) {
+        if link(path, filePath(name)) == 0 { unlink(path) }
+    }
+
+    /// Removes the info file of a restored entry.
+    func forget(_ name: String) {
+        unlink(infoPath(name))
+    }
+
+    /// Moves the trashed `name` back to its original path (or beside it); returns where it went.
     func restore(_ name: String) throws(LibraryError) -> String {
-        let infoPath = folder + "/info/" + name + ".trashinfo"
-        guard let bytes = try? FileBytes.read(path: infoPath, limit: 1 << 16) else { throw .notFound(name) }
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Path=") }),
-              let original = String(line.dropFirst(5)).removingPercentEncoding else { throw .damagedTrashEntry(path: infoPath) }
-        var target = original
-        var number = 2
-        while access(target, F_OK) == 0 {
-            let ext = (original as NSString).pathExtension
-            let stem = (original as NSString).deletingPathExtension
-            target = ext.isEmpty ? "\(stem) (\(number))" : "\(stem) (\(number)).\(ext)"
-            number += 1
+        let path = try putBack(name, to: try entry(name).originalPath)
+        forget(name)
+        return path
+    }
+
+    /// Deletes the trashed `name` for good: the file, then its info file (the reverse of
+    /// trashing, so a crash never leaves a file without its info). A file already gone is fine.
+    func erase(_ name: String) throws(LibraryError) {
+        if unlink(filePath(name)) != 0, errno != ENOENT {
+            throw .cannotWrite(path: filePath(name), failure: FileFailure(errno: errno))
         }
-        guard rename(folder + "/files/" + name, target) == 0 else {
-            throw .cannotWrite(path: target, failure: FileFailure(errno: errno))
+        if unlink(infoPath(name)) != 0, errno != ENOENT {
+            throw .cannotWrite(path: infoPath(name), failure: FileFailure(errno: errno))
         }
-        unlink(infoPath)
-        return target
+    }
+
+    /// Whether the trashed `name` is still there (not emptied or restored by another program).
+    func contains(_ name: String) -> Bool {
+        var info = stat()
+        return lstat(filePath(name), &info) == 0 && access(infoPath(name), F_OK) == 0
     }
 
     /// Percent-encodes a path as the spec wants (RFC 2396 escaping, "/" kept).
@@ -86,5 +165,17 @@ public struct Trash: Sendable {
         localtime_r(&now, &local)
         return String(format: "%04d-%02d-%02dT%02d:%02d:%02d", local.tm_year + 1900, local.tm_mon + 1, local.tm_mday,
                       local.tm_hour, local.tm_min, local.tm_sec)
+    }
+
+    /// Seconds since 1970 of a YYYY-MM-DDThh:mm:ss local time, or nil.
+    static func date(_ text: String) -> Double? {
+        let parts = text.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).compactMap { Int32($0) }
+        guard parts.count == 6 else { return nil }
+        var local = tm()
+        (local.tm_year, local.tm_mon, local.tm_mday) = (parts[0] - 1900, parts[1] - 1, parts[2])
+        (local.tm_hour, local.tm_min, local.tm_sec) = (parts[3], parts[4], parts[5])
+        local.tm_isdst = -1
+        let seconds = mktime(&local)
+        return seconds == -1 ? nil : Double(seconds)
     }
 }

@@ -179,7 +179,7 @@ struct VideoLibraryTests {
         let library = try PhotoLibrary(location: location)
         #expect(try await library.asset(id: photoID)?.isFavorite == true)
         #expect(try sqlite(location.index, "PRAGMA table_info(assets)").contains("duration"))
-        #expect(try sqlite(location.index, "PRAGMA user_version") == "2")
+        #expect(try sqlite(location.index, "PRAGMA user_version") == "3")
     }
 }
 

@@ -247,6 +247,27 @@ struct LibraryFaultTests {
         #expect(try runTool("sqlite3", [index, "PRAGMA integrity_check"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
     }
 
+    @Test("two processes importing the same 80 files at the same time: one asset and one file per photo, the other reported as a duplicate")
+    func duplicateRace() throws {
+        let folder = try TemporaryDirectory()
+        let env = try isolatedEnvironment(folder)
+        let files = try photos(80, in: folder, prefix: "d")
+        let first = try BackgroundProcess([pinholeBinary, "library", "import"] + files, environment: env)
+        let second = try BackgroundProcess([pinholeBinary, "library", "import"] + files, environment: env)
+        let statuses = (first.waitForExit(seconds: 120), second.waitForExit(seconds: 120))
+        #expect(statuses.0 == 0 && statuses.1 == 0, "a duplicate is not a failure: \(first.errors) \(second.errors)")
+        let imported = (first.output + second.output).split(separator: "\n")
+        let duplicates = (first.errors + second.errors).split(separator: "\n").filter { $0.contains("is already in the library as") }
+        #expect(imported.count == 80 && duplicates.count == 80, "\(imported.count) imported, \(duplicates.count) duplicates")
+        let camera = folder.path("Pictures/Camera")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: camera).filter { !$0.hasPrefix(".") }.count == 80, "the loser's files are removed")
+        let index = folder.path(".local/share/pinhole/library.sqlite3")
+        let count = try runTool("sqlite3", [index, "SELECT COUNT(*), COUNT(DISTINCT path), COUNT(DISTINCT substr(id, 1, 17)) FROM assets"])
+        #expect(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "80|80|80")
+        #expect(try runTool("sqlite3", [index, "SELECT COUNT(*) FROM assets WHERE id LIKE '%-%-%'"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "0",
+                "no suffixed identifier: no second copy")
+    }
+
     @Test("SIGKILL at each step of saving, in the middle of a batch: every asset complete or absent, verify clean, integrity ok",
           arguments: ["file-written", "file-linked", "row-committed"])
     func killedImport(point: String) throws {

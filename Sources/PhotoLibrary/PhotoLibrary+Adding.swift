@@ -1,0 +1,73 @@
+import Foundation
+import Glibc
+import Media
+
+/// Adding photos and videos: checked, written durably, named by their date.
+extension PhotoLibrary {
+    /// Adds a photo from its file bytes (JPEG, PNG, HEIF or WebP, checked), saved as "Photo from
+    /// DATE.ext" in the photos folder; refuses content already in the library.
+    @discardableResult
+    public func addPhoto(data: [UInt8], name: String = "the photo") throws(LibraryError) -> Asset {
+        let ids = try performChanges { $0.createAsset(fromImageData: data, name: name) }
+        guard let id = ids.first, let asset = try asset(id: id) else { throw .index("the new row is missing") }
+        return asset
+    }
+
+    /// Imports (copies) the image or movie file at `path`.
+    @discardableResult
+    public func importFile(at path: String) throws(LibraryError) -> Asset {
+        let ids = try performChanges { $0.createAsset(fromFile: path) }
+        guard let id = ids.first, let asset = try asset(id: id) else { throw .index("the new row is missing") }
+        return asset
+    }
+
+    /// The name of every new file, in local time: "Photo from 2026-11-29 14-03-22.123.jpg" (with
+    /// milliseconds: bursts of photos stay in order) or "Video from 2026-11-29 14-03-22.mp4".
+    public static func fileName(date: Double, extension ext: String, mediaType: Asset.MediaType = .photo) -> String {
+        var seconds = time_t(date)
+        var local = tm()
+        localtime_r(&seconds, &local)
+        func pad(_ value: Int32, _ width: Int = 2) -> String { String(repeating: "0", count: max(0, width - String(value).count)) + String(value) }
+        let ms = Int32((date - Double(Int(date))) * 1000)
+        let stamp = "\(pad(local.tm_year + 1900, 4))-\(pad(local.tm_mon + 1))-\(pad(local.tm_mday)) \(pad(local.tm_hour))-\(pad(local.tm_min))-\(pad(local.tm_sec))"
+        return mediaType == .photo ? "Photo from \(stamp).\(pad(ms, 3)).\(ext)" : "Video from \(stamp).\(ext)"
+    }
+
+    /// Checks a photo's bytes and writes them durably into the photos folder (no row yet).
+    func writePhoto(data: [UInt8], name: String) throws(LibraryError) -> (entry: MediaEntry, contentID: String, size: Int, path: String) {
+        let file = try PhotoFile(data: data, name: name, keepThumbnail: true)
+        let contentID = ContentHash.identifier(of: data)
+        // The same content already in the library (same hash and length, and the same bytes).
+        if let existing = try asset(id: "p" + contentID), (try? FileBytes.read(path: existing.path)) == data {
+            throw LibraryError.duplicate(path: name, existing: existing.path)
+        }
+        let target = location.photos + "/" + PhotoLibrary.fileName(date: file.exifDate ?? Date().timeIntervalSince1970, extension: file.fileExtension)
+        do { return (MediaEntry(photo: file), contentID, data.count, try AtomicFile.write(data, to: target, createFolders: false)) } catch {
+            throw LibraryError.from(error)
+        }
+    }
+
+    /// Checks a movie and copies (or, `moving`, links) it durably into the videos folder (no row yet).
+    func placeVideo(from path: String, moving: Bool) throws(LibraryError) -> (entry: MediaEntry, contentID: String, size: Int, path: String) {
+        let entry = try MediaEntry(videoAt: path, name: path, keepThumbnail: true)
+        let contentID = try ContentHash.identifier(ofFile: path)
+        if let existing = try asset(id: "v" + contentID), ContentHash.sameContents(existing.path, path) {
+            throw LibraryError.duplicate(path: path, existing: existing.path)
+        }
+        let written: String
+        if moving, (path as NSString).deletingLastPathComponent == location.videos {
+            // A recording made straight into the videos folder (so that a crash leaves it there,
+            // playable): indexed where it is.
+            written = path
+        } else {
+            let target = location.videos + "/" + PhotoLibrary.fileName(date: entry.date ?? Date().timeIntervalSince1970, extension: entry.fileExtension, mediaType: .video)
+            do {
+                written = moving ? try AtomicFile.place(path, at: target) : try AtomicFile.copy(from: path, to: target, createFolders: false)
+            } catch {
+                throw LibraryError.from(error)
+            }
+        }
+        var info = stat()
+        return (entry, contentID, stat(written, &info) == 0 ? Int(info.st_size) : 0, written)
+    }
+}

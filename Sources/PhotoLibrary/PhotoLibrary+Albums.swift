@@ -1,0 +1,77 @@
+import Foundation
+import Glibc
+import Media
+
+/// Albums.
+extension PhotoLibrary {
+    /// The albums, by name, with how many assets each holds.
+    public func albums() throws(LibraryError) -> [(name: String, count: Int)] {
+        try database.query("""
+            SELECT albums.name, COUNT(assets.id) FROM albums
+            LEFT JOIN album_assets ON album_assets.album = albums.id
+            LEFT JOIN assets ON assets.id = album_assets.asset
+            GROUP BY albums.id ORDER BY albums.name
+            """).map { ($0[0].text ?? "", Int($0[1].integer ?? 0)) }
+    }
+
+    /// Creates an album named `name` (without leading and trailing spaces; one line, not empty).
+    public func createAlbum(_ name: String) throws(LibraryError) {
+        let trimmed = try PhotoLibrary.albumName(name)
+        guard try database.query("SELECT 1 FROM albums WHERE name = ?", [.text(trimmed)]).isEmpty else { throw .albumExists(trimmed) }
+        try database.query("INSERT INTO albums (name) VALUES (?)", [.text(trimmed)])
+    }
+
+    /// Renames an album; the new name is checked as `createAlbum` checks one.
+    public func renameAlbum(_ name: String, to newName: String) throws(LibraryError) {
+        let id = try albumID(name)
+        let trimmed = try PhotoLibrary.albumName(newName)
+        guard try database.query("SELECT 1 FROM albums WHERE name = ? AND id != ?", [.text(trimmed), .integer(id)]).isEmpty else {
+            throw .albumExists(trimmed)
+        }
+        try database.query("UPDATE albums SET name = ? WHERE id = ?", [.text(trimmed), .integer(id)])
+    }
+
+    /// `name` without leading and trailing spaces, or `.invalidAlbumName` when that leaves
+    /// nothing or more than one line.
+    static func albumName(_ name: String) throws(LibraryError) -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, !trimmed.contains(where: \.isNewline) else { throw .invalidAlbumName(name) }
+        return trimmed
+    }
+
+    /// Deletes an album (its photos stay in the library).
+    public func deleteAlbum(_ name: String) throws(LibraryError) {
+        try database.query("DELETE FROM albums WHERE id = ?", [.integer(try albumID(name))])
+    }
+
+    /// Adds assets to an album (all or nothing).
+    public func add(ids: [String], toAlbum name: String) throws(LibraryError) {
+        let album = try albumID(name)
+        try database.transaction { () throws(LibraryError) in
+            for id in ids {
+                guard try asset(id: id) != nil else { throw LibraryError.notFound(id) }
+                try database.query("INSERT OR IGNORE INTO album_assets (album, asset) VALUES (?, ?)", [.integer(album), .text(id)])
+            }
+        }
+    }
+
+    /// Removes assets from an album.
+    public func remove(ids: [String], fromAlbum name: String) throws(LibraryError) {
+        let album = try albumID(name)
+        try database.transaction { () throws(LibraryError) in
+            for id in ids { try database.query("DELETE FROM album_assets WHERE album = ? AND asset = ?", [.integer(album), .text(id)]) }
+        }
+    }
+
+    /// The assets of an album, newest first.
+    public func assets(inAlbum name: String) throws(LibraryError) -> [Asset] {
+        try assets(where: "id IN (SELECT asset FROM album_assets WHERE album = ?) ORDER BY created DESC", [.integer(try albumID(name))])
+    }
+
+    func albumID(_ name: String) throws(LibraryError) -> Int64 {
+        guard let id = try database.query("SELECT id FROM albums WHERE name = ?", [.text(name)]).first?.first?.integer else {
+            throw .albumNotFound(name)
+        }
+        return id
+    }
+}
