@@ -529,7 +529,7 @@ public final class CameraModel {
             if let microphone {
                 let output = AudioDataOutput(settings: .init(channels: microphone.nativeChannelCount >= 2 ? .stereo : .mono, microphoneID: microphone.uniqueID))
                 do throws(CaptureError) {
-                    try output.start()
+                    try await output.start()
                     sound = output
                 } catch {
                     soundError = error
@@ -572,7 +572,7 @@ public final class CameraModel {
         recordingPhase = .stopping
         defer { recordingPhase = .idle }
         let movies = self.movies
-        let summary = await movies.stopRecording() as RecordingSummary?
+        let summary = await movies.stopRecording()
         sound?.stop()
         sound = nil
         isRecording = false

@@ -214,11 +214,11 @@ extension VirtualCameraSuites {
             session.sessionPreset = .vga640x480
             session.addInput(try CaptureDeviceInput(device: back))
             session.addOutput(movie)
-            try session.startSynchronously()
+            try await session.start()
             defer { session.stopRunning() }
             let microphone = try Microphone.microphone(withID: "sine")
             let audio = AudioDataOutput(settings: .init(channels: .stereo, microphoneID: microphone.uniqueID))
-            try audio.start()
+            try await audio.start()
             defer { audio.stop() }
             movie.recordSound(from: audio)
             let path = folder.path("sound.\(format.fileExtension)")
