@@ -220,7 +220,7 @@ public final class CameraModel {
                 for old in session.inputs { session.removeInput(old) }
                 session.addInput(input)
                 try CameraModel.chooseStream(wanted, on: device, in: session)
-                session.commitConfiguration()
+                await session.commitConfiguration()
                 try await session.start()
                 return .success(())
             } catch {
