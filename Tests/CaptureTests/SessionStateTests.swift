@@ -6,6 +6,24 @@ import Synchronization
 import Testing
 import TestSupport
 
+/// Runs `body` on a new detached thread.
+enum DetachedThread {
+    static func start(_ body: @escaping @Sendable () -> Void) {
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        var thread = pthread_t()
+        pthread_create(&thread, nil, { raw in
+            Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().body()
+            return nil
+        }, box)
+        pthread_detach(thread)
+    }
+
+    private final class Box {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+}
+
 /// The threads of this process now (/proc/self/task).
 func liveThreadCount() -> Int {
     guard let folder = opendir("/proc/self/task") else { return -1 }
@@ -178,23 +196,36 @@ extension VirtualCameraSuites {
 
         @Test("configuration changes from one thread racing commits from another are all kept")
         func racingConfiguration() async throws {
+            final class Race: Sendable {
+                let go = Atomic<Bool>(false)
+                let done = Atomic<Bool>(false)
+                let added = Atomic<Int>(0)
+            }
             let session = CaptureSession()
             session.addInput(try CaptureDeviceInput(device: back))
-            let rounds = 5000
-            let added = DispatchGroup()
-            added.enter()
-            DispatchQueue.global().async {
-                for _ in 0..<rounds { session.addOutput(VideoDataOutput()) }
-                added.leave()
+            let output = VideoDataOutput()
+            let race = Race()
+            // One thread adds (the same output, again and again: only the count matters) while
+            // this task opens and commits groups as fast as it can, both at once.
+            DetachedThread.start {
+                while !race.go.load(ordering: .acquiring) {}
+                for _ in 0..<20_000 {
+                    session.addOutput(output)
+                    race.added.add(1, ordering: .relaxed)
+                }
+                race.done.store(true, ordering: .releasing)
             }
-            for round in 0..<rounds {
+            race.go.store(true, ordering: .releasing)
+            var round = 0
+            while !race.done.load(ordering: .acquiring) {
                 session.beginConfiguration()
                 session.sessionPreset = round % 2 == 0 ? .low : .medium
                 await session.commitConfiguration()
+                round += 1
             }
-            await withCheckedContinuation { continuation in added.notify(queue: .global()) { continuation.resume() } }
-            #expect(session.outputs.count == rounds, "\(rounds - session.outputs.count) outputs lost")
-            #expect(session.sessionPreset == .medium)
+            let added = race.added.load(ordering: .acquiring)
+            #expect(session.outputs.count == added, "\(added - session.outputs.count) of \(added) outputs lost over \(round) commits")
+            #expect(session.sessionPreset == (round % 2 == 0 ? .medium : .low))
             #expect(session.inputs.count == 1)
         }
     }
