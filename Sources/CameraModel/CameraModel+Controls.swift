@@ -133,10 +133,10 @@ extension CameraModel {
             do throws(CaptureError) {
                 session.beginConfiguration()
                 try CameraModel.chooseStream(wanted, on: camera, in: session)
-                session.commitConfiguration()
+                await session.commitConfiguration()
                 return nil
             } catch {
-                session.commitConfiguration()
+                await session.commitConfiguration()
                 return error
             }
         }.value

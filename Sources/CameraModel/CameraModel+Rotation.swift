@@ -9,12 +9,12 @@ import Capture
 /// screen's rotation locked, the window turns with the device and the preview would need only
 /// the sensor's mounting; GTK 4.8 does not tell the app which case it is in.
 extension CameraModel {
-    /// Follows the accelerometer for `device` from now on (off the main thread: the coordinator
-    /// waits briefly for the sensor's first reading). Without a sensor the angles stay 0.
+    /// Follows the accelerometer for `device` from now on (the coordinator's first reading is
+    /// awaited, not waited for on the main thread). Without a sensor the angles stay 0.
     func followRotation(of device: CaptureDevice) {
         rotationTask?.cancel()
         rotationTask = Task { [weak self] in
-            let coordinator = await Task.detached { RotationCoordinator(device: device) }.value
+            let coordinator = await RotationCoordinator.make(device: device)
             defer { coordinator.stop() }
             for await angles in coordinator.angles() {
                 guard let self, !Task.isCancelled else { return }

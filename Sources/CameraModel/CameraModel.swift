@@ -226,7 +226,7 @@ public final class CameraModel {
                 for old in session.inputs { session.removeInput(old) }
                 session.addInput(input)
                 try CameraModel.chooseStream(wanted, on: device, in: session)
-                session.commitConfiguration()
+                await session.commitConfiguration()
                 try await session.start()
                 return .success(())
             } catch {
@@ -539,7 +539,7 @@ public final class CameraModel {
             if let microphone {
                 let output = AudioDataOutput(settings: .init(channels: microphone.nativeChannelCount >= 2 ? .stereo : .mono, microphoneID: microphone.uniqueID))
                 do throws(CaptureError) {
-                    try output.start()
+                    try await output.start()
                     sound = output
                 } catch {
                     soundError = error
@@ -582,7 +582,7 @@ public final class CameraModel {
         recordingPhase = .stopping
         defer { recordingPhase = .idle }
         let movies = self.movies
-        let summary = await movies.stopRecording() as RecordingSummary?
+        let summary = await movies.stopRecording()
         sound?.stop()
         sound = nil
         isRecording = false

@@ -21,6 +21,8 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
     case unsupported(String)
     /// A setting was changed without `lockForConfiguration()`: a programming error.
     case notLockedForConfiguration(device: String)
+    /// Another task or thread held the camera's configuration lock for longer than a lock waits.
+    case configurationLocked(device: String)
     /// The session's inputs and outputs do not fit together.
     case invalidConfiguration(String)
     /// Streaming failed in the driver or the hardware.
@@ -67,6 +69,8 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Not supported by this camera: \(what)."
         case let .notLockedForConfiguration(device):
             return "Programming error: \(device) was configured without lockForConfiguration()."
+        case let .configurationLocked(device):
+            return "The settings of \(device) are locked by another part of the program."
         case let .invalidConfiguration(what):
             return "Invalid capture configuration: \(what)."
         case let .streamFailed(device, reason):

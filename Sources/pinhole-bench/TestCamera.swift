@@ -69,7 +69,9 @@ final class TestCameraRun {
         session.sessionPreset = .inputPriority
         session.addInput(try CaptureDeviceInput(device: device))
         for output in outputs { session.addOutput(output) }
-        stream = try session.startSynchronously()
+        try Blocking.run { try await session.start() }
+        guard let stream = session.activeStream else { throw CaptureBenchError(description: "the test camera stopped as soon as it started") }
+        self.stream = stream
         self.device = device
         self.session = session
     }

@@ -93,7 +93,7 @@ enum RecordCommand {
         if let microphone {
             let output = AudioDataOutput(settings: .init(channels: microphone.nativeChannelCount >= 2 ? .stereo : .mono, microphoneID: microphone.uniqueID))
             do throws(CaptureError) {
-                try output.start()
+                try await output.start()
                 sound = output
                 movie.recordSound(from: output)
             } catch {
@@ -117,7 +117,7 @@ enum RecordCommand {
         let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { movie.stopRecording() }
+            source.setEventHandler { Task { await movie.stopRecording() } }
             source.resume()
             return source
         }
@@ -134,7 +134,7 @@ enum RecordCommand {
                 last = count
                 if still >= 10 {
                     stalled.withLock { $0 = true }
-                    (movie.stopRecording as () -> Void)()  // the non-waiting form
+                    await movie.stopRecording()
                 }
             }
         }

@@ -57,7 +57,7 @@ func record(frames wanted: Int, settings: AudioDataOutput.Settings = .init()) as
     output.setSampleBufferDelegate(collector, queue: collector.queue)
     let started = monotonicNow()
     do {
-        try output.start()
+        try await output.start()
     } catch {
         output.stop()
         throw error
@@ -157,16 +157,16 @@ extension VirtualCameraSuites {
         }
 
         @Test("a microphone that does not exist: a typed error naming the ones there are")
-        func unknownMicrophone() throws {
+        func unknownMicrophone() async throws {
             let output = AudioDataOutput(settings: .init(microphoneID: "no-such-microphone"))
-            #expect(throws: CaptureError.microphoneNotFound(name: "no-such-microphone", available: ["sine"])) { try output.start() }
+            await #expect(throws: CaptureError.microphoneNotFound(name: "no-such-microphone", available: ["sine"])) { try await output.start() }
             #expect(!output.isRunning)
             let message = CaptureError.microphoneNotFound(name: "no-such-microphone", available: ["sine"]).description
             #expect(message.contains("no-such-microphone") && message.contains("sine"))
         }
 
         @Test("no server: discovery is empty with the reason, start throws at once")
-        func noServer() throws {
+        func noServer() async throws {
             setenv("PULSE_SERVER", "unix:\(server.folder.path("nobody-listens"))", 1)
             defer { server.publish() }
             // "At once": long before the 30 s each is given, which a refused connection never waits for.
@@ -175,20 +175,20 @@ extension VirtualCameraSuites {
             #expect(discovery.devices.isEmpty && discovery.unavailableReason == .noSoundServer)
             #expect(CaptureError.noSoundServer.description == "No sound server is running (PulseAudio or PipeWire); recording without sound.")
             let output = AudioDataOutput(settings: .init(timeout: .seconds(30)))
-            #expect(throws: CaptureError.noSoundServer) { try output.start() }
+            await #expect(throws: CaptureError.noSoundServer) { try await output.start() }
             #expect(monotonicNow() - begin < 10_000_000_000)
             #expect(!output.isRunning)
         }
 
         @Test("a server that refuses this client: access denied, for discovery and for recording")
-        func accessDenied() throws {
+        func accessDenied() async throws {
             let strict = try PrivateSoundServer(anonymous: false)
             strict.publish()
             defer { server.publish() }
             // This process does not hold the server's cookie (PULSE_COOKIE is unset here, and HOME is not the server's).
             let discovery = Microphone.DiscoverySession()
             #expect(discovery.devices.isEmpty && discovery.unavailableReason == .microphoneAccessDenied(microphone: "its microphones"))
-            #expect(throws: CaptureError.microphoneAccessDenied(microphone: "its microphones")) { try AudioDataOutput().start() }
+            await #expect(throws: CaptureError.microphoneAccessDenied(microphone: "its microphones")) { try await AudioDataOutput().start() }
             #expect(discovery.unavailableReason?.description.hasPrefix("The sound server refused access to its microphones.") == true)
         }
 
@@ -206,7 +206,7 @@ extension VirtualCameraSuites {
             #expect(took >= 300_000_000 && took < 2_000_000_000, "discovery took \(Double(took) / 1e9) s")
             begin = monotonicNow()
             let output = AudioDataOutput(settings: .init(timeout: .milliseconds(300)))
-            #expect(throws: CaptureError.soundServerNotResponding(seconds: 0.3)) { try output.start() }
+            await #expect(throws: CaptureError.soundServerNotResponding(seconds: 0.3)) { try await output.start() }
             took = monotonicNow() - begin
             #expect(took >= 300_000_000 && took < 2_000_000_000, "start took \(Double(took) / 1e9) s")
             server.freeze(false)
@@ -216,7 +216,7 @@ extension VirtualCameraSuites {
             // not a hang).
             let recording = AudioDataOutput()
             let stream = recording.audioBuffers()
-            try recording.start()
+            try await recording.start()
             #expect(await collect(stream, count: 5, seconds: patience).count == 5)
             server.freeze(true)
             thawed = false
@@ -237,8 +237,8 @@ extension VirtualCameraSuites {
             let output = AudioDataOutput()
             for _ in 0..<3 {
                 let stream = output.audioBuffers()
-                try output.start()
-                try output.start()  // already running: nothing happens
+                try await output.start()
+                try await output.start()  // already running: nothing happens
                 #expect(output.isRunning)
                 let first = await collect(stream, count: 5, seconds: patience)
                 #expect(first.count == 5)
@@ -255,7 +255,7 @@ extension VirtualCameraSuites {
         func slowReader() async throws {
             let output = AudioDataOutput(settings: .init(maximumQueuedDuration: .milliseconds(50)))
             let stream = output.audioBuffers()
-            try output.start()
+            try await output.start()
             // Nobody reads while half a second of sound is recorded.
             #expect(await waitUntil { output.statistics.samplesRecorded >= 50 * 480 })
             output.stop()
@@ -285,7 +285,7 @@ extension VirtualCameraSuites {
             let output = AudioDataOutput(settings: .init(maximumQueuedDuration: .milliseconds(50)))
             let queue = DispatchQueue(label: "audio-test-delegate")
             output.setSampleBufferDelegate(hoarder, queue: queue)
-            try output.start()
+            try await output.start()
             // The pool (9 buffers) runs out, a buffer drops, the delegate lets go, more come.
             #expect(await waitUntil { output.statistics.buffersDropped > 0 && output.statistics.buffersDelivered > 9 })
             output.stop()
@@ -310,7 +310,7 @@ extension VirtualCameraSuites {
             let output = AudioDataOutput()
             output.setSampleBufferDelegate(watcher, queue: nil)
             let stream = output.audioBuffers()
-            try output.start()
+            try await output.start()
             let count = Mutex(0)
             let ended = Task { () -> Bool in
                 for await _ in stream { count.withLock { $0 += 1 } }

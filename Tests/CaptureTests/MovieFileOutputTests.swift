@@ -25,12 +25,12 @@ extension VirtualCameraSuites {
 
         init() { VirtualCamera.setFaults(.init(), for: VirtualCamera.backID) }
 
-        func session(_ output: MovieFileOutput) throws -> CaptureSession {
+        func session(_ output: MovieFileOutput) async throws -> CaptureSession {
             let session = CaptureSession()
             session.sessionPreset = .vga640x480
             session.addInput(try CaptureDeviceInput(device: back))
             session.addOutput(output)
-            try session.startSynchronously()
+            try await session.start()
             return session
         }
 
@@ -48,7 +48,7 @@ extension VirtualCameraSuites {
         func record() async throws {
             let folder = try TemporaryDirectory()
             let output = MovieFileOutput()
-            let session = try session(output)
+            let session = try await session(output)
             defer { session.stopRunning() }
             let interval = try interval(session)
             let events = RecordingEvents()
@@ -85,8 +85,10 @@ extension VirtualCameraSuites {
         func photoWhileRecording() async throws {
             let folder = try TemporaryDirectory()
             let movie = MovieFileOutput(), photos = PhotoOutput()
-            let session = try session(movie)
+            let session = try await session(movie)
+            session.beginConfiguration()
             session.addOutput(photos)
+            await session.commitConfiguration()  // the stream has restarted with it before recording begins
             defer { session.stopRunning() }
             let interval = try interval(session)
             try movie.startRecording(to: folder.path("with-photo.mp4"), delegate: nil)
@@ -119,7 +121,7 @@ extension VirtualCameraSuites {
             session.sessionPreset = .inputPriority
             session.addInput(try CaptureDeviceInput(device: back))
             session.addOutput(output)
-            try session.startSynchronously()
+            try await session.start()
             defer { session.stopRunning() }
             #expect(session.activeStream?.pixelFormat == .mjpeg)
             let path = folder.path("mjpeg.mp4")
@@ -146,7 +148,7 @@ extension VirtualCameraSuites {
             let output = MovieFileOutput()
             output.minFreeDiskSpaceLimit = 1_950_000
             output.options = .init(quality: .constantRateFactor(0))
-            let session = try session(output)
+            let session = try await session(output)
             defer { session.stopRunning() }
             let path = mountPoint + "/limited.mp4"
             try await output.startRecording(to: path, timeout: patience)
@@ -161,7 +163,7 @@ extension VirtualCameraSuites {
             let folder = try TemporaryDirectory()
             let output = MovieFileOutput()
             output.maxRecordedDuration = 1.5
-            let session = try session(output)
+            let session = try await session(output)
             defer { session.stopRunning() }
             let interval = try interval(session)
             let events = RecordingEvents()
@@ -214,11 +216,11 @@ extension VirtualCameraSuites {
             session.sessionPreset = .vga640x480
             session.addInput(try CaptureDeviceInput(device: back))
             session.addOutput(movie)
-            try session.startSynchronously()
+            try await session.start()
             defer { session.stopRunning() }
             let microphone = try Microphone.microphone(withID: "sine")
             let audio = AudioDataOutput(settings: .init(channels: .stereo, microphoneID: microphone.uniqueID))
-            try audio.start()
+            try await audio.start()
             defer { audio.stop() }
             movie.recordSound(from: audio)
             let path = folder.path("sound.\(format.fileExtension)")

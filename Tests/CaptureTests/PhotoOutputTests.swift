@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// A running session on a virtual camera with both outputs.
-func photoSession(_ device: CaptureDevice, preset: CaptureSession.Preset = .vga640x480) throws -> (CaptureSession, PhotoOutput, VideoDataOutput) {
+func photoSession(_ device: CaptureDevice, preset: CaptureSession.Preset = .vga640x480) async throws -> (CaptureSession, PhotoOutput, VideoDataOutput) {
     let session = CaptureSession()
     session.sessionPreset = preset
     session.addInput(try CaptureDeviceInput(device: device))
@@ -14,7 +14,7 @@ func photoSession(_ device: CaptureDevice, preset: CaptureSession.Preset = .vga6
     let video = VideoDataOutput()
     session.addOutput(photo)
     session.addOutput(video)
-    try session.startSynchronously()
+    try await session.start()
     return (session, photo, video)
 }
 
@@ -45,7 +45,7 @@ extension VirtualCameraSuites {
 
         @Test("a .speed photo at the stream size is the frame already captured, with EXIF exiftool reads back")
         func zeroShutterLag() async throws {
-            let (session, photoOutput, video) = try photoSession(back)
+            let (session, photoOutput, video) = try await photoSession(back)
             defer { session.stopRunning() }
             defer { VirtualCamera.setFaults(.init(), for: VirtualCamera.backID) }
             // After the preview has shown a frame, the camera delivers nothing more (every frame
@@ -90,7 +90,7 @@ extension VirtualCameraSuites {
 
         @Test("the default photo is the camera's largest size: the stream switches for the still and comes back")
         func largestSize() async throws {
-            let (session, photoOutput, video) = try photoSession(back)
+            let (session, photoOutput, video) = try await photoSession(back)
             defer { session.stopRunning() }
             await warmUp(video)
             let photo = try await photoOutput.capturePhoto()
@@ -107,7 +107,7 @@ extension VirtualCameraSuites {
             let mjpeg = try #require(back.formats.first { $0.pixelFormat == .mjpeg && $0.dimensions.width == 1280 })
             try back.setActiveFormat(mjpeg)
             back.unlockForConfiguration()
-            let (session, photoOutput, video) = try photoSession(back, preset: .inputPriority)
+            let (session, photoOutput, video) = try await photoSession(back, preset: .inputPriority)
             defer { session.stopRunning() }
             #expect(session.activeStream?.pixelFormat == .mjpeg)
             await warmUp(video)
@@ -122,7 +122,7 @@ extension VirtualCameraSuites {
 
         @Test("PNG and HEIF photos carry the orientation; a 90° connection writes 'Rotate 90 CW' and leaves pixels alone")
         func formatsAndOrientation() async throws {
-            let (session, photoOutput, video) = try photoSession(back)
+            let (session, photoOutput, video) = try await photoSession(back)
             defer { session.stopRunning() }
             photoOutput.connection.videoRotationAngle = 90
             await warmUp(video)
@@ -143,7 +143,7 @@ extension VirtualCameraSuites {
 
         @Test("front camera: the preview is mirrored, the saved photo is not")
         func frontCameraMirroring() async throws {
-            let (session, photoOutput, video) = try photoSession(front)
+            let (session, photoOutput, video) = try await photoSession(front)
             defer { session.stopRunning() }
             let preview = await frames(from: video, count: 2)
             let left = try #require(preview.last).imageBuffer.bgraPixel(x: 20, y: 200)
@@ -157,7 +157,7 @@ extension VirtualCameraSuites {
 
         @Test("flash on a camera without an LED asks the app for a screen flash; auto judges the scene")
         func screenFlash() async throws {
-            let (session, photoOutput, video) = try photoSession(front)
+            let (session, photoOutput, video) = try await photoSession(front)
             defer { session.stopRunning() }
             await warmUp(video)
             let calls = Mutex<[Bool]>([])
@@ -176,7 +176,7 @@ extension VirtualCameraSuites {
         @Test("flash on a camera with an LED fires it for the photo and turns it off after")
         func ledFlash() async throws {
             #expect(back.hasFlash && back.hasTorch)
-            let (session, photoOutput, video) = try photoSession(back)
+            let (session, photoOutput, video) = try await photoSession(back)
             defer { session.stopRunning() }
             await warmUp(video)
             let calls = Mutex<[Bool]>([])
@@ -191,14 +191,14 @@ extension VirtualCameraSuites {
         func refusals() async throws {
             let photoOutput = PhotoOutput()
             await #expect(throws: CaptureError.self) { try await photoOutput.capturePhoto() }
-            let (session, running, _) = try photoSession(back)
+            let (session, running, _) = try await photoSession(back)
             defer { session.stopRunning() }
             await #expect(throws: CaptureError.self) { try await running.capturePhoto(with: PhotoSettings(quality: 0)) }
         }
 
         @Test("photos a program keeps do not starve zero shutter lag: later photos are still the newest frame")
         func keptPhotos() async throws {
-            let (session, photoOutput, video) = try photoSession(back)
+            let (session, photoOutput, video) = try await photoSession(back)
             defer { session.stopRunning() }
             await warmUp(video)
             var kept: [CapturePhoto] = []
@@ -230,7 +230,7 @@ extension VirtualCameraSuites {
                     done.yield()
                 }
             }
-            let (session, photoOutput, video) = try photoSession(back)
+            let (session, photoOutput, video) = try await photoSession(back)
             defer { session.stopRunning() }
             await warmUp(video)
             let (finished, continuation) = AsyncStream<Void>.makeStream()
@@ -242,7 +242,7 @@ extension VirtualCameraSuites {
 
         @Test("saving never overwrites: a second photo with the same name gets a suffix")
         func noOverwrite() async throws {
-            let (session, photoOutput, video) = try photoSession(back)
+            let (session, photoOutput, video) = try await photoSession(back)
             defer { session.stopRunning() }
             await warmUp(video)
             let folder = try TemporaryDirectory()

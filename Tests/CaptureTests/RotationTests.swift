@@ -18,8 +18,8 @@ extension VirtualCameraSuites {
         @Test("turning the device changes the capture and preview angles; the front camera's preview turns the other way")
         func followsTheAccelerometer() async throws {
             let bus = try FakeSensorBus(orientation: "normal")
-            let backCoordinator = RotationCoordinator(device: back)
-            let frontCoordinator = RotationCoordinator(device: front)
+            let backCoordinator = await RotationCoordinator.make(device: back)
+            let frontCoordinator = await RotationCoordinator.make(device: front)
             defer { backCoordinator.stop(); frontCoordinator.stop() }
             // The coordinator waits only briefly for its first reading: a busy machine may need longer.
             #expect(await waitUntil { backCoordinator.hasSensor && frontCoordinator.hasSensor })
@@ -38,10 +38,10 @@ extension VirtualCameraSuites {
         @Test("a photo taken with the device turned carries the angle as EXIF orientation")
         func photoOrientation() async throws {
             let bus = try FakeSensorBus(orientation: "left-up")
-            let coordinator = RotationCoordinator(device: back)
+            let coordinator = await RotationCoordinator.make(device: back)
             defer { coordinator.stop() }
             #expect(await waitForAngles(coordinator, preview: 90, capture: 90), "the sensor's first reading (left-up)")
-            let (session, photoOutput, video) = try photoSession(back)
+            let (session, photoOutput, video) = try await photoSession(back)
             defer { session.stopRunning() }
             coordinator.attach(preview: video.connection, capture: photoOutput.connection)
             await warmUp(video)
@@ -56,7 +56,7 @@ extension VirtualCameraSuites {
         @Test("without iio-sensor-proxy the angles are 0; when the service appears later, it is followed")
         func noSensor() async throws {
             setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/pinhole-test-bus", 1)
-            let lonely = RotationCoordinator(device: back)
+            let lonely = await RotationCoordinator.make(device: back)
             defer { lonely.stop() }
             #expect(!lonely.hasSensor && lonely.currentAngles == .init(preview: 0, capture: 0))
         }

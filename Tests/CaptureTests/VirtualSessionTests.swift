@@ -58,14 +58,14 @@ func frames(from output: VideoDataOutput, count: Int, seconds: Double = patience
 }
 
 /// A session on a virtual camera with a video data output, started.
-func runningSession(_ device: CaptureDevice, preset: CaptureSession.Preset = .vga640x480, format: PixelFormat? = .bgra) throws -> (CaptureSession, VideoDataOutput) {
+func runningSession(_ device: CaptureDevice, preset: CaptureSession.Preset = .vga640x480, format: PixelFormat? = .bgra) async throws -> (CaptureSession, VideoDataOutput) {
     let session = CaptureSession()
     session.sessionPreset = preset
     session.addInput(try CaptureDeviceInput(device: device))
     let output = VideoDataOutput()
     output.videoSettings = .init(pixelFormat: format)
     session.addOutput(output)
-    try session.startSynchronously()
+    try await session.start()
     return (session, output)
 }
 
@@ -99,7 +99,7 @@ extension VirtualCameraSuites {
 
         @Test("frames arrive in BGRA with the test pattern's colour bars, in order", arguments: [PixelFormat.bgra, .i420, .nv12])
         func frames(format: PixelFormat) async throws {
-            let (session, output) = try runningSession(back, format: format)
+            let (session, output) = try await runningSession(back, format: format)
             defer { session.stopRunning() }
             #expect(session.activeStream?.width == 640)
             let taken = await Capture_Tests_frames(output, 5)
@@ -121,7 +121,7 @@ extension VirtualCameraSuites {
 
         @Test("the front camera's frames are mirrored by default, and the override turns it off")
         func mirroring() async throws {
-            let (session, output) = try runningSession(front)
+            let (session, output) = try await runningSession(front)
             defer { session.stopRunning() }
             let mirrored = await Capture_Tests_frames(output, 2).last
             let left = try #require(mirrored).imageBuffer.bgraPixel(x: 20, y: 200)
@@ -134,7 +134,7 @@ extension VirtualCameraSuites {
 
         @Test("a 90° connection rotates frames")
         func rotation() async throws {
-            let (session, output) = try runningSession(back)
+            let (session, output) = try await runningSession(back)
             defer { session.stopRunning() }
             output.connection.videoRotationAngle = 90
             let taken = await Capture_Tests_frames(output, 3)
@@ -148,7 +148,7 @@ extension VirtualCameraSuites {
 
         @Test("maximumDimensions scales frames down to fit, aspect kept, after mirroring and rotation; never up")
         func scaledToFit() async throws {
-            let (session, output) = try runningSession(front)
+            let (session, output) = try await runningSession(front)
             defer { session.stopRunning() }
             output.videoSettings = .init(pixelFormat: .bgra, maximumDimensions: .init(width: 320, height: 320))
             let small = try #require(await Capture_Tests_frames(output, 2).last)
@@ -175,11 +175,11 @@ extension VirtualCameraSuites {
             session.addInput(try CaptureDeviceInput(device: back))
             let events = session.events()
             VirtualCamera.updateFaults(for: VirtualCamera.backID) { $0.busy = true }
-            #expect(throws: CaptureError.deviceBusy(device: back.localizedName)) { try session.startSynchronously() }
+            await #expect(throws: CaptureError.deviceBusy(device: back.localizedName)) { try await session.start() }
             #expect(await waitForEvent(events) { $0 == .interrupted(.deviceInUseByAnotherClient) } != nil)
             VirtualCamera.setFaults(.init(failStart: true), for: VirtualCamera.backID)
             do {
-                try session.startSynchronously()
+                try await session.start()
                 Issue.record("a failing STREAMON started")
             } catch {
                 #expect(error.description.contains("stopped streaming"))
@@ -192,7 +192,7 @@ extension VirtualCameraSuites {
 
         @Test("unplugging while streaming interrupts the session; plugging back in resumes it")
         func unplugAndReplug() async throws {
-            let (session, output) = try runningSession(back)
+            let (session, output) = try await runningSession(back)
             defer { session.stopRunning() }
             let events = session.events()
             #expect(await Capture_Tests_frames(output, 2).infos.count == 2)
@@ -226,7 +226,7 @@ extension VirtualCameraSuites {
 
         @Test("a fatal streaming error stops the session with a runtime error")
         func fatalError() async throws {
-            let (session, _) = try runningSession(back)
+            let (session, _) = try await runningSession(back)
             let events = session.events()
             VirtualCamera.updateFaults(for: VirtualCamera.backID) { $0.fatalError = true }
             let event = await waitForEvent(events) { if case .runtimeError = $0 { return true } else { return false } }
@@ -239,7 +239,7 @@ extension VirtualCameraSuites {
         func damagedAndDropped() async throws {
             VirtualCamera.setFaults(.init(corruptEvery: 3, dropEvery: 4), for: VirtualCamera.backID)
             defer { VirtualCamera.setFaults(.init(), for: VirtualCamera.backID) }
-            let (session, output) = try runningSession(back)
+            let (session, output) = try await runningSession(back)
             defer { session.stopRunning() }
             let taken = await Capture_Tests_frames(output, 12)
             #expect(taken.infos.count == 12)
@@ -270,7 +270,7 @@ extension VirtualCameraSuites {
             output.videoSettings = .init(pixelFormat: .bgra)
             output.setSampleBufferDelegate(slow, queue: queue)
             session.addOutput(output)
-            try session.startSynchronously()
+            try await session.start()
             // The delegate takes a few frames, each holding it 100 ms.
             #expect(await waitUntil { slow.count.withLock { $0 } >= 5 })
             session.stopRunning()
@@ -291,14 +291,14 @@ extension VirtualCameraSuites {
 
         @Test("switching cameras while running keeps the outputs: the next frames come from the new camera")
         func switchCameras() async throws {
-            let (session, output) = try runningSession(back)
+            let (session, output) = try await runningSession(back)
             defer { session.stopRunning() }
             let before = await Capture_Tests_frames(output, 1)
             try #require(before.infos.count == 1 && !before.infos[0].isMirrored)
             session.beginConfiguration()
             session.removeInput(session.inputs[0])
             session.addInput(try CaptureDeviceInput(device: front))
-            session.commitConfiguration()
+            await session.commitConfiguration()
             #expect(session.inputs.map(\.device.uniqueID) == [VirtualCamera.frontID])
             // The same output goes on with the front camera's frames: mirrored, the black bar on
             // the left. (How long a switch takes is the benchmark's business.)
@@ -338,7 +338,7 @@ extension VirtualCameraSuites {
         }
 
         @Test("controls need the configuration lock and reach the running camera")
-        func controls() throws {
+        func controls() async throws {
             #expect(throws: CaptureError.notLockedForConfiguration(device: back.localizedName)) { try back.setValue(10, of: .brightness) }
             try back.lockForConfiguration()
             defer { back.unlockForConfiguration() }
@@ -346,7 +346,7 @@ extension VirtualCameraSuites {
             #expect(try back.value(of: .brightness) == 10)
             #expect(throws: CaptureError.self) { try back.setValue(1000, of: .brightness) }
             #expect(throws: CaptureError.self) { try back.setValue(1, of: .zoom) }
-            let (session, _) = try runningSession(back)
+            let (session, _) = try await runningSession(back)
             defer { session.stopRunning() }
             #expect(try back.value(of: .brightness) == 10)
             try back.setValue(-5, of: .brightness)

@@ -33,7 +33,7 @@ func press(_ control: ControlID, on device: CaptureDevice, value: Int64 = 0) thr
 }
 
 /// A vivid camera streaming `format` at `width`×`height` into a BGRA video data output.
-func vividSession(_ device: CaptureDevice, format: PixelFormat = .yuyv, width: Int = 320, height: Int = 180) throws -> (CaptureSession, VideoDataOutput) {
+func vividSession(_ device: CaptureDevice, format: PixelFormat = .yuyv, width: Int = 320, height: Int = 180) async throws -> (CaptureSession, VideoDataOutput) {
     let chosen = try #require(device.formats.first { $0.pixelFormat == format && $0.dimensions == .init(width: width, height: height) })
     try device.lockForConfiguration()
     try device.setActiveFormat(chosen, frameInterval: chosen.frameIntervals.first)
@@ -43,7 +43,7 @@ func vividSession(_ device: CaptureDevice, format: PixelFormat = .yuyv, width: I
     session.addInput(try CaptureDeviceInput(device: device))
     let output = VideoDataOutput()
     session.addOutput(output)
-    try session.startSynchronously()
+    try await session.start()
     return (session, output)
 }
 
@@ -81,7 +81,7 @@ extension VirtualCameraSuites {
             #expect(formats.count >= 10, "\(formats)")
             var reference: [(UInt8, UInt8, UInt8)]?
             for format in [PixelFormat.rgb24] + formats.filter({ $0 != .rgb24 }) {
-                let (session, output) = try vividSession(device, format: format)
+                let (session, output) = try await vividSession(device, format: format)
                 let taken = await frames(from: output, count: 2, seconds: patience)
                 session.stopRunning()
                 let image = try #require(taken.last, "no frames in \(format)").imageBuffer
@@ -167,7 +167,7 @@ extension VirtualCameraSuites {
             let device = try camera()
             try press(.brightness, on: device, value: 200)
             #expect(try device.value(of: .brightness) == 200)
-            let (session, output) = try vividSession(device)
+            let (session, output) = try await vividSession(device)
             defer { session.stopRunning() }
             #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
             #expect(try device.value(of: .brightness) == 200)
@@ -179,7 +179,7 @@ extension VirtualCameraSuites {
         @Test("Disconnect while streaming: an interruption, the camera let go, frames again when vivid reconnects")
         func disconnect() async throws {
             let device = try camera()
-            let (session, output) = try vividSession(device)
+            let (session, output) = try await vividSession(device)
             defer { session.stopRunning() }
             let events = session.events()
             #expect(await frames(from: output, count: 2, seconds: patience).infos.count == 2)
@@ -196,7 +196,7 @@ extension VirtualCameraSuites {
         @Test("unbind while streaming: an interruption; bind: the camera is found again and frames resume")
         func unbindAndBind() async throws {
             let device = try camera()
-            let (session, output) = try vividSession(device)
+            let (session, output) = try await vividSession(device)
             defer { session.stopRunning() }
             let events = session.events()
             let deviceEvents = CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).deviceEvents()
@@ -222,7 +222,7 @@ extension VirtualCameraSuites {
         @Test("buffer errors and dropped buffers are skipped and counted while the stream goes on")
         func damagedAndDropped() async throws {
             let device = try camera()
-            let (session, output) = try vividSession(device)
+            let (session, output) = try await vividSession(device)
             defer { session.stopRunning() }
             #expect(await frames(from: output, count: 2, seconds: patience).infos.count == 2)
             try press(VividControl.injectBufferError, on: device)
@@ -234,11 +234,11 @@ extension VirtualCameraSuites {
         }
 
         @Test("a STREAMON error makes start fail with a clear error")
-        func streamOnError() throws {
+        func streamOnError() async throws {
             let device = try camera()
             try press(VividControl.injectStreamOnError, on: device)
             do {
-                let (session, _) = try vividSession(device)
+                let (session, _) = try await vividSession(device)
                 session.stopRunning()
                 Issue.record("the session started despite the injected STREAMON error")
             } catch let error as CaptureError {
@@ -249,7 +249,7 @@ extension VirtualCameraSuites {
         @Test("a fatal streaming error gives a runtime-error event and stops the session")
         func fatalError() async throws {
             let device = try camera()
-            let (session, output) = try vividSession(device)
+            let (session, output) = try await vividSession(device)
             defer { session.stopRunning() }
             let events = session.events()
             #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
@@ -257,6 +257,84 @@ extension VirtualCameraSuites {
             let event = await waitForEvent(events, seconds: patience) { if case .runtimeError = $0 { true } else { false } }
             #expect(event != nil)
             #expect(await waitUntil { !session.isRunning })
+        }
+
+        @Test("a buffer the driver does not take back ends the stream with an error, instead of starving it")
+        func requeueFailure() async throws {
+            let device = try camera()
+            let (session, output) = try await vividSession(device)
+            defer { session.stopRunning() }
+            let events = session.events()
+            #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
+            V4L2TestFaults.failNextQueue.store(true, ordering: .releasing)
+            let event = await waitForEvent(events, seconds: patience) { if case .runtimeError = $0 { true } else { false } }
+            guard case let .runtimeError(.streamFailed(_, reason))? = event else {
+                Issue.record("no stream failure: \(String(describing: event))")
+                return
+            }
+            #expect(reason.contains("did not take buffer"), "\(reason)")
+            #expect(await waitUntil { !session.isRunning })
+            // And the camera streams again after a restart.
+            try await session.start()
+            #expect(await frames(from: output, count: 2, seconds: patience).infos.count == 2)
+        }
+
+        @Test("a buffer index out of range from the driver is an error, not a crash")
+        func bufferIndexOutOfRange() async throws {
+            let device = try camera()
+            let (session, output) = try await vividSession(device)
+            defer { session.stopRunning() }
+            let events = session.events()
+            #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
+            V4L2TestFaults.badIndexNext.store(true, ordering: .releasing)
+            let event = await waitForEvent(events, seconds: patience) { if case .runtimeError = $0 { true } else { false } }
+            guard case let .runtimeError(.streamFailed(_, reason))? = event else {
+                Issue.record("no stream failure: \(String(describing: event))")
+                return
+            }
+            #expect(reason.contains("returned buffer"), "\(reason)")
+            #expect(await waitUntil { !session.isRunning })
+        }
+
+        @Test("a frame rate the driver refuses is reported as the rate it runs at")
+        func refusedFrameRate() async throws {
+            let device = try camera()
+            let vga = try #require(device.formats.first { $0.pixelFormat == .yuyv && $0.dimensions == .init(width: 640, height: 480) })
+            let slow = FrameInterval(numerator: 1, denominator: 1)
+            try #require(vga.frameIntervals.contains(slow))
+            try device.lockForConfiguration()
+            try device.setActiveFormat(vga, frameInterval: slow)
+            device.unlockForConfiguration()
+            let session = CaptureSession()
+            session.sessionPreset = .inputPriority
+            session.addInput(try CaptureDeviceInput(device: device))
+            session.addOutput(VideoDataOutput())
+            let events = session.events()
+            V4L2TestFaults.refuseFrameInterval.store(true, ordering: .releasing)
+            try await session.start()
+            defer { session.stopRunning() }
+            let running = try #require(V4L2Device(path: "/dev/video0").frameInterval())
+            #expect(running != slow, "vivid runs at 1 fps although S_PARM failed?")
+            #expect(session.activeStream?.frameInterval == running, "reported \(String(describing: session.activeStream)), the driver runs at \(running)")
+            guard case let .started(started)? = await waitForEvent(events, seconds: 1, { if case .started = $0 { true } else { false } }) else { return }
+            #expect(started.frameInterval == running)
+        }
+
+        @Test("a button pressed while streaming (vivid's Disconnect) is not pressed again at the next start")
+        func buttonNotReplayed() async throws {
+            let device = try camera()
+            let (session, output) = try await vividSession(device)
+            defer { session.stopRunning() }
+            let events = session.events()
+            #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
+            try press(VividControl.disconnect, on: device)
+            #expect(await waitForEvent(events, seconds: patience) { $0 == .interrupted(.deviceDisconnected) } != nil)
+            #expect(await waitForEvent(events, seconds: patience) { $0 == .interruptionEnded } != nil)
+            await session.stop()
+            let later = session.events()
+            try await session.start()
+            #expect(await frames(from: output, count: 2, seconds: patience).infos.count == 2)
+            #expect(await waitForEvent(later, seconds: 2) { $0 == .interrupted(.deviceDisconnected) } == nil, "the start pressed Disconnect again")
         }
 
         @Test("an unprivileged user is told access is denied, with the fix, and exit code 4")
@@ -273,7 +351,7 @@ extension VirtualCameraSuites {
         @Test("the camera streaming here is 'busy' for a second program, which exits 5 without crashing")
         func busy() async throws {
             let device = try camera()
-            let (session, output) = try vividSession(device)
+            let (session, output) = try await vividSession(device)
             defer { session.stopRunning() }
             #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
             let second = try runTool(pinholeBinary, ["snap", "--device", "/dev/video0", "--size", "320x180", "-o", "/tmp/never.jpg"])

@@ -179,7 +179,21 @@ public final class AudioDataOutput: Sendable {
     /// Starts recording from the chosen (or default) microphone. Returns once the server has
     /// accepted the stream; throws `.noSoundServer`, `.soundServerNotResponding`, `.noMicrophone`,
     /// `.microphoneNotFound` or `.microphoneAccessDenied`. Does nothing when already running.
-    public func start() throws(CaptureError) {
+    ///
+    /// Finding the microphone and opening the stream each wait for the sound server (up to
+    /// `Settings.timeout`): that waiting happens on a Dispatch worker, never on the caller's
+    /// thread, so a UI thread may await this.
+    public func start() async throws(CaptureError) {
+        let result: Result<Void, CaptureError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(returning: Result { () throws(CaptureError) in try self.startWaiting() })
+            }
+        }
+        try result.get()
+    }
+
+    /// `start()`'s work, which blocks its thread while the server answers.
+    private func startWaiting() throws(CaptureError) {
         try control.withLock { _ throws(CaptureError) in
             let (settings, previous, running) = state.withLock { state in
                 let previous = state.thread
@@ -222,7 +236,8 @@ public final class AudioDataOutput: Sendable {
     }
 
     /// Stops recording: the thread ends within about one buffer's duration, and `audioBuffers()`'s
-    /// sequence finishes. Buffers already queued for the delegate are still delivered.
+    /// sequence finishes. Buffers already queued for the delegate are still delivered. Waits for
+    /// that buffer (10 ms by default), or at most 1 s for a hung server, whose thread is then let go.
     public func stop() {
         control.withLock { _ in
             let (recording, thread, continuation) = state.withLock { state in

@@ -20,9 +20,10 @@ enum FrameWait {
     case timeout
 }
 
-/// A camera driver seen from a session: one open camera, configured and streamed by one owner
-/// (the session's streaming thread). libcamera-style explicit lifetime: `open` makes one,
-/// `close` (or deinit) releases the device and every buffer.
+/// A camera driver seen from a session: one open camera, configured and started on the session's
+/// queue and streamed by its streaming thread (never both at once). libcamera-style explicit
+/// lifetime: making one opens the camera, `start`/`stop` allocate and free the buffers, and
+/// deinit releases the device.
 protocol CameraBackend: AnyObject {
     /// Sets the stream format; returns what the camera actually set.
     func configure(_ request: StreamConfiguration) throws(CaptureError) -> StreamConfiguration

@@ -6,7 +6,8 @@ import Synchronization
 ///
 /// Devices come from `DiscoverySession` or `CaptureDevice.default(for:position:)`. Their
 /// description (ID, name, position, formats, controls) is read once; `activeFormat` and control
-/// values change under `lockForConfiguration()`, and reach the camera when a session runs it.
+/// values change under `lockForConfiguration()` (a lock its caller holds: see there), and reach
+/// the camera when a session runs it.
 public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertible {
     /// Where the camera looks.
     public enum Position: String, Sendable, CaseIterable {
@@ -111,7 +112,9 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
 
     /// Mutable configuration, guarded.
     struct State {
-        var locked = false
+        /// Who holds the configuration lock, and how many times (it is recursive).
+        var lockOwner: LockOwner?
+        var lockDepth = 0
         var activeFormat: Format?
         var activeFrameInterval: FrameInterval?
         var controlValues: [ControlID: Int64] = [:]
@@ -162,22 +165,60 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
 
     // MARK: - Configuration lock
 
-    /// Takes the configuration lock; settings may change until `unlockForConfiguration()`.
-    /// Throws when the camera is gone.
+    /// Who holds a configuration lock: a task (so the lock stays with it across `await`s and the
+    /// threads it resumes on), else, outside any task, a thread.
+    enum LockOwner: Hashable, Sendable {
+        case task(Int)
+        case thread(UInt)
+
+        /// The caller.
+        static var current: LockOwner {
+            if let task = withUnsafeCurrentTask(body: { $0?.hashValue }) { return .task(task) }
+            return .thread(UInt(pthread_self()))
+        }
+    }
+
+    /// How long `lockForConfiguration()` waits for another holder to let go.
+    static let lockPatience = 2.0
+
+    /// Takes the configuration lock for the caller (the current task, or thread outside tasks);
+    /// settings may change until the caller's `unlockForConfiguration()`. The lock is recursive
+    /// (each lock needs its unlock) and exclusive: while another task or thread holds it, this
+    /// waits for it (up to 2 s, then throws `.configurationLocked`), and settings made by others
+    /// throw `.notLockedForConfiguration`. Throws when the camera is gone. Hold it briefly.
     public func lockForConfiguration() throws(CaptureError) {
         guard isConnected else { throw .deviceDisconnected(device: localizedName) }
-        state.withLock { $0.locked = true }
+        let me = LockOwner.current
+        let deadline = SystemClock.monotonicNanoseconds() + Int64(CaptureDevice.lockPatience * 1e9)
+        while true {
+            let taken = state.withLock { state -> Bool in
+                guard state.lockOwner == nil || state.lockOwner == me else { return false }
+                state.lockOwner = me
+                state.lockDepth += 1
+                return true
+            }
+            if taken { return }
+            guard SystemClock.monotonicNanoseconds() < deadline else { throw .configurationLocked(device: localizedName) }
+            usleep(500)
+        }
     }
 
-    /// Gives the configuration lock back.
+    /// Gives the caller's configuration lock back (once per `lockForConfiguration()`). From
+    /// anyone but the holder it does nothing: nobody can release a lock someone else holds.
     public func unlockForConfiguration() {
-        state.withLock { $0.locked = false }
+        let me = LockOwner.current
+        state.withLock { state in
+            guard state.lockOwner == me, state.lockDepth > 0 else { return }
+            state.lockDepth -= 1
+            if state.lockDepth == 0 { state.lockOwner = nil }
+        }
     }
 
-    /// Runs `change` if the lock is held, else reports the programming error.
+    /// Runs `change` if the caller holds the lock, else reports the programming error.
     private func whileLocked<R>(_ change: (inout State) throws(CaptureError) -> R) throws(CaptureError) -> R {
-        try state.withLock { state throws(CaptureError) -> R in
-            guard state.locked else { throw .notLockedForConfiguration(device: localizedName) }
+        let me = LockOwner.current
+        return try state.withLock { state throws(CaptureError) -> R in
+            guard state.lockOwner == me else { throw .notLockedForConfiguration(device: localizedName) }
             return try change(&state)
         }
     }
@@ -207,21 +248,36 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
         return stored ?? description.defaultValue
     }
 
-    /// Sets a control (needs the lock). Applied now when streaming, else when a session starts.
+    /// Sets a control (needs the lock). Applied now when streaming, and again whenever a session
+    /// opens the camera (a start, a return after an unplug). A button (`DeviceControl.Kind.button`:
+    /// one-shot autofocus, a test driver's "Disconnect" or "inject a STREAMON error") is an action,
+    /// not a setting: it is pressed once, now (on the running camera, or on the camera opened for
+    /// the moment when none runs), and never kept to be pressed again at a later start.
     public func setValue(_ value: Int64, of id: ControlID) throws(CaptureError) {
         guard let description = control(id) else { throw .unsupported("control \(id) on \(localizedName)") }
         guard !description.isReadOnly else { throw .unsupported("\(id) is read-only on \(localizedName)") }
         guard (description.minimum...description.maximum).contains(value) else {
             throw .unsupported("\(id) = \(value) on \(localizedName) (range \(description.minimum)…\(description.maximum))")
         }
+        let isButton = description.kind == .button
         let backend = try whileLocked { state throws(CaptureError) -> BackendReference? in
-            state.controlValues[id] = value
+            if !isButton { state.controlValues[id] = value }
             return state.backend
         }
-        try backend?.setValue(value, of: id)
+        if let backend {
+            try backend.setValue(value, of: id)
+        } else if isButton {
+            try CaptureSession.makeBackend(for: self).setValue(value, of: id)
+        }
     }
 
-    /// Control values set while no stream ran, to apply at start.
+    /// Sets a control on the running camera for the library's own brief use (the photo path's
+    /// flash), without the caller's lock and without keeping the value; nothing without a stream.
+    func setTransientValue(_ value: Int64, of id: ControlID) throws(CaptureError) {
+        try state.withLock { $0.backend }?.setValue(value, of: id)
+    }
+
+    /// Control values the program set (never buttons), applied whenever a session opens the camera.
     var pendingControlValues: [ControlID: Int64] { state.withLock { $0.controlValues } }
 
     /// Connects the running backend (or nil when it stops), so control changes reach the camera.

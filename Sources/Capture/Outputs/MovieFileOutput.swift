@@ -257,19 +257,15 @@ public final class MovieFileOutput: FrameConsumer {
         }
     }
 
-    /// Finishes the recording: frames stop, the encoder drains, the file is finished.
-    public func stopRecording() {
-        guard let recording = current else { return }
-        requestStop(recording)
-    }
-
     private func requestStop(_ recording: Recording) {
         recording.shared.withLock { $0.stopping = true }
         recording.wake.signal()
     }
 
-    /// Finishes the recording and returns its summary once the file is complete; nil when
-    /// nothing was recording. Errors (a full disk) are in `lastError` and the delegate call.
+    /// Finishes the recording (frames stop, the encoder drains, the file is finished) and returns
+    /// its summary once the file is complete; nil when nothing was recording. Errors (a full
+    /// disk) are in `lastError` and the delegate call. Callers that only ask for the stop (a
+    /// signal handler) run it in a `Task` and let the delegate or `waitUntilFinished()` report.
     @discardableResult
     public func stopRecording() async -> RecordingSummary? {
         guard let recording = current else { return nil }

@@ -202,16 +202,20 @@ public final class PhotoOutput: FrameConsumer {
         var settle = PhotoOutput.settleFrames[settings.photoQualityPrioritization] ?? 1
         if let still {
             try await session.switchStream(to: still)
-            if ledFlash { try? setTorch(device, on: true); settle = max(settle, 3) }
+            var ledBefore: Int64?
+            if ledFlash { ledBefore = try? lightTorch(device); settle = max(settle, 3) }
             let taken: Result<Kept, CaptureError>
             do throws(CaptureError) { taken = .success(try await nextFrame(skipping: settle, device: device)) } catch { taken = .failure(error) }
-            if ledFlash { try? setTorch(device, on: false) }
+            if let ledBefore { try? device.setTransientValue(ledBefore, of: .flashLEDMode) }
             try? await session.switchStream(to: nil)
             frame = try taken.get()
         } else if ledFlash || screenFlashRequested {
-            if ledFlash { try? setTorch(device, on: true) }
-            frame = try await nextFrame(skipping: 3, device: device)
-            if ledFlash { try? setTorch(device, on: false) }
+            var ledBefore: Int64?
+            if ledFlash { ledBefore = try? lightTorch(device) }
+            let taken: Result<Kept, CaptureError>
+            do throws(CaptureError) { taken = .success(try await nextFrame(skipping: 3, device: device)) } catch { taken = .failure(error) }
+            if let ledBefore { try? device.setTransientValue(ledBefore, of: .flashLEDMode) }
+            frame = try taken.get()
         } else if let latest = state.withLock({ $0.latest }), PhotoOutput.age(of: latest) < max(0.2, 2 * configuration.frameInterval.seconds) {
             frame = latest  // zero shutter lag: the frame already captured
         } else {
@@ -252,12 +256,14 @@ public final class PhotoOutput: FrameConsumer {
         return kept
     }
 
-    private func setTorch(_ device: CaptureDevice, on: Bool) throws(CaptureError) {
-        guard let mode = device.control(.flashLEDMode),
-              let value = mode.menu.first(where: { $0.label.lowercased().contains(on ? "torch" : "none") || (!on && $0.value == 0) })?.value else { return }
-        try device.lockForConfiguration()
-        defer { device.unlockForConfiguration() }
-        try device.setValue(value, of: .flashLEDMode)
+    /// Turns the LED on as a torch for a flash photo and returns the mode it had, which the caller
+    /// puts back afterwards. The photo path's own brief use of the LED: it neither takes nor
+    /// releases the configuration lock (the app may hold it) and changes no stored setting.
+    private func lightTorch(_ device: CaptureDevice) throws(CaptureError) -> Int64? {
+        guard let value = device.control(.flashLEDMode)?.menu.first(where: { $0.label.lowercased().contains("torch") })?.value else { return nil }
+        let before = try device.value(of: .flashLEDMode)
+        try device.setTransientValue(value, of: .flashLEDMode)
+        return before
     }
 
     /// Seconds since a frame was captured.

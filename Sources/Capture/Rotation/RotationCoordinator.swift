@@ -10,6 +10,10 @@ import Synchronization
 /// (V4L2's camera_sensor_rotation) is corrected for. Front cameras' previews are mirrored, so
 /// their preview angle turns the other way. Set the angles on connections yourself from
 /// `angles()`, or let `attach(preview:capture:)` keep connections updated.
+///
+/// `make(device:)` returns a coordinator whose angles are right from the start (it awaits the
+/// sensor's first reading, up to 0.5 s, without blocking a thread); `init(device:)` returns at
+/// once, with the angles at 0 until that reading arrives (`angles()` delivers it).
 public final class RotationCoordinator: Sendable {
     /// The two angles, in degrees clockwise.
     public struct Angles: Sendable, Equatable {
@@ -40,13 +44,23 @@ public final class RotationCoordinator: Sendable {
     private let stopped = Atomic<Bool>(false)
     private let ready = Atomic<Bool>(false)
 
-    /// Starts following the accelerometer for `device`.
+    /// Starts following the accelerometer for `device`; returns at once (the first reading
+    /// follows within moments: see `make(device:)`).
     public init(device: CaptureDevice) {
         self.device = device
         let thread = StreamingThread.start { [weak self] in RotationCoordinator.follow { self } }
         pthread_detach(thread)
-        // Wait briefly for the first reading, so the angles are right from the start.
-        for _ in 0..<100 where !ready.load(ordering: .acquiring) { usleep(5_000) }
+    }
+
+    /// Starts following the accelerometer for `device` and returns once the first reading is in
+    /// (or after 0.5 s without a sensor answering), so the angles are right from the start. It
+    /// waits by suspending, never blocking the caller's thread.
+    public static func make(device: CaptureDevice) async -> RotationCoordinator {
+        let coordinator = RotationCoordinator(device: device)
+        for _ in 0..<100 where !coordinator.ready.load(ordering: .acquiring) {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return coordinator
     }
 
     deinit { stopped.store(true, ordering: .releasing) }

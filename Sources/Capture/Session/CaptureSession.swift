@@ -20,10 +20,16 @@ public final class CaptureDeviceInput: Sendable {
 
 /// Connects a camera to outputs and runs it, as AVFoundation's capture session does.
 ///
-/// Configuration (inputs, outputs, preset) may change at any time, from any thread; changes
-/// between `beginConfiguration()` and `commitConfiguration()` apply together. Starting,
-/// stopping and reconfiguring run on the session's own serial queue; frames flow on a
-/// dedicated streaming thread, so a slow consumer never stalls the camera.
+/// Configuration (inputs, outputs, preset) may change at any time, from any thread, and no
+/// change is lost to another thread's: changes between `beginConfiguration()` and
+/// `commitConfiguration()` apply together. Starting, stopping and reconfiguring run on the
+/// session's own serial queue, in the order they were asked for; frames flow on a dedicated
+/// streaming thread, so a slow consumer never stalls the camera.
+///
+/// Nothing here blocks the caller's thread except the two AVFoundation-named calls that say
+/// so: `start()`, `stop()` and `commitConfiguration()` are async; a single change outside a
+/// configuration group (`sessionPreset = …`, `addOutput(_:)`, …) returns at once and restarts
+/// a running stream in the background; `startRunning()`/`stopRunning()` block until done.
 public final class CaptureSession: Sendable {
     /// Quality levels that pick the stream's format.
     public enum Preset: String, Sendable, CaseIterable {
@@ -61,7 +67,8 @@ public final class CaptureSession: Sendable {
         case started(StreamConfiguration)
         /// Streaming stopped.
         case stopped
-        /// Streaming failed (the session stops).
+        /// Streaming failed and the session stopped: a fatal driver error, or no frame for
+        /// 10 s (`.timeout`). Start it again to retry.
         case runtimeError(CaptureError)
         /// Frames stopped for a reason outside the program.
         case interrupted(InterruptionReason)
@@ -85,11 +92,22 @@ public final class CaptureSession: Sendable {
         var preset: Preset = .high
     }
 
+    /// The live configuration, the staged one of an open group and the group's depth, under one
+    /// lock: a change from one thread and a commit from another never lose each other's work.
+    private struct ConfigurationState {
+        var live = Configuration()
+        var staged: Configuration?
+        var depth = 0
+    }
+
     fileprivate struct RunState {
         var running = false
         var interrupted = false
         var stopRequested = false
         var thread: pthread_t?
+        /// Streaming threads started and joined (every one is joined: see `reapFailedStream`).
+        var threadsStarted = 0
+        var threadsJoined = 0
         var backend: CameraBackend?
         var stream: StreamConfiguration?
         var statistics = Statistics()
@@ -98,11 +116,11 @@ public final class CaptureSession: Sendable {
     }
 
     private let queue = DispatchQueue(label: "pinhole.capture-session")
-    private let configuration = Mutex(Configuration())
-    private let staged = Mutex<Configuration?>(nil)
+    private let configurationState = Mutex(ConfigurationState())
     private let run = Mutex(RunStateBox())
-    private let depth = Mutex(0)
     private let streamOverride = Mutex<StreamConfiguration?>(nil)
+    /// Seconds without a frame after which a running stream stops with `.timeout` (tests shorten it).
+    let silenceLimit = Atomic<Double>(10)
 
     /// Makes an idle session.
     public init() {}
@@ -149,53 +167,83 @@ public final class CaptureSession: Sendable {
         return !current.outputs.contains { $0 === output || type(of: $0) == type(of: output) }
     }
 
-    /// Adds an output.
+    /// Adds an output (returns at once; a running stream restarts with it in the background).
     public func addOutput(_ output: any CaptureOutput) {
         guard output is FrameConsumer else { return }
         (output as? PhotoOutput)?.attach(to: self)
-        change { $0.outputs.append(output) }
+        change({ $0.outputs.append(output) })
     }
 
-    /// Removes an output.
+    /// Removes an output (returns at once; a running stream restarts without it in the background,
+    /// and the output's frames end then).
     public func removeOutput(_ output: any CaptureOutput) {
-        change { $0.outputs.removeAll { $0 === output } }
-        (output as? VideoDataOutput)?.finish()
-        (output as? PhotoOutput)?.attach(to: nil)
+        change({ $0.outputs.removeAll { $0 === output } }) {
+            (output as? VideoDataOutput)?.finish()
+            (output as? PhotoOutput)?.attach(to: nil)
+        }
     }
 
-    /// Starts a group of changes that apply together at `commitConfiguration()`.
+    /// Starts a group of changes that apply together at `commitConfiguration()`. Groups nest;
+    /// changes from any thread while a group is open join it.
     public func beginConfiguration() {
-        depth.withLock { depth in
-            if depth == 0 { staged.withLock { $0 = configuration.withLock { $0 } } }
-            depth += 1
+        configurationState.withLock { state in
+            if state.depth == 0 { state.staged = state.live }
+            state.depth += 1
         }
     }
 
-    /// Applies the changes since `beginConfiguration()`; a running session restarts its stream
-    /// with the new camera or format (outputs keep their state).
-    public func commitConfiguration() {
-        let apply = depth.withLock { depth -> Bool in
-            guard depth > 0 else { return false }
-            depth -= 1
-            return depth == 0
+    /// Applies the changes since `beginConfiguration()` (the outermost commit of nested groups
+    /// applies them); a running session restarts its stream with the new camera or format
+    /// (outputs keep their state) and this returns once the new stream runs (or failed, which
+    /// is reported as an event). Blocks no thread.
+    public func commitConfiguration() async {
+        let applied = configurationState.withLock { state -> Bool in
+            guard state.depth > 0 else { return false }
+            state.depth -= 1
+            guard state.depth == 0, let staged = state.staged else { return false }
+            state.live = staged
+            state.staged = nil
+            return true
         }
-        guard apply, let next = staged.withLock({ value -> Configuration? in defer { value = nil }; return value }) else { return }
-        configuration.withLock { $0 = next }
-        if isRunning { queue.sync { restartLocked() } }
+        guard applied, isRunning else { return }
+        await onQueue { self.restartLocked() }
     }
 
     /// The configuration as it will be: staged changes while configuring, else the live one.
     private var current: Configuration {
-        staged.withLock { $0 } ?? configuration.withLock { $0 }
+        configurationState.withLock { $0.staged ?? $0.live }
     }
 
-    private func change(_ body: (inout Configuration) -> Void) {
-        let inGroup = depth.withLock { $0 > 0 }
-        if inGroup {
-            staged.withLock { if var value = $0 { body(&value); $0 = value } }
+    /// The configuration that runs.
+    private var liveConfiguration: Configuration {
+        configurationState.withLock { $0.live }
+    }
+
+    /// Makes one change: into the open group, or live (then a running stream restarts on the
+    /// session's queue, after which `afterwards` runs; without a restart it runs at once).
+    private func change(_ body: (inout Configuration) -> Void, afterwards: @escaping @Sendable () -> Void = {}) {
+        let live = configurationState.withLock { state -> Bool in
+            if state.depth > 0, state.staged != nil {
+                body(&state.staged!)
+                return false
+            }
+            body(&state.live)
+            return true
+        }
+        if live && isRunning {
+            queue.async {
+                self.restartLocked()
+                afterwards()
+            }
         } else {
-            configuration.withLock { body(&$0) }
-            if isRunning { queue.sync { restartLocked() } }
+            afterwards()
+        }
+    }
+
+    /// Runs `body` on the session's queue and waits for it without blocking a thread.
+    private func onQueue<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: body()) }
         }
     }
 
@@ -231,56 +279,41 @@ public final class CaptureSession: Sendable {
         for continuation in run.withLock({ Array($0.state.continuations.values) }) { continuation.yield(event) }
     }
 
-    /// Starts streaming and blocks until the first configuration is applied (call it off the
-    /// main thread). Failures are reported as `.runtimeError` or `.interrupted` events.
-    public func startRunning() {
-        _ = try? startSynchronously()
-    }
-
-    /// Starts streaming; throws what went wrong (busy, unplugged, access denied, unsupported).
+    /// Starts streaming; returns once frames flow (`activeStream` says in which format), or throws
+    /// what went wrong (busy, unplugged, access denied, unsupported), which is also reported as a
+    /// `.runtimeError` or `.interrupted` event. Blocks no thread. Does nothing when running.
     public func start() async throws(CaptureError) {
-        let result: Result<Void, CaptureError> = await withCheckedContinuation { continuation in
-            queue.async {
-                continuation.resume(returning: Result { () throws(CaptureError) in try self.startLocked() })
-            }
+        let result: Result<Void, CaptureError> = await onQueue {
+            Result { () throws(CaptureError) in try self.startLocked() }
         }
         try result.get()
     }
 
-    /// `start()` for synchronous callers (blocks).
-    @discardableResult
-    public func startSynchronously() throws(CaptureError) -> StreamConfiguration {
-        let result: Result<StreamConfiguration, CaptureError> = queue.sync {
-            Result { () throws(CaptureError) in
-                try startLocked()
-                return run.withLock { $0.state.stream }!
-            }
-        }
-        return try result.get()
+    /// Stops streaming; returns once the camera is released. Blocks no thread.
+    public func stop() async {
+        await onQueue { self.stopLocked(emitStopped: true) }
     }
 
-    /// Stops streaming and blocks until the camera is released.
+    /// AVFoundation's blocking form of `start()`: blocks the calling thread until the stream runs
+    /// or failed (never call it on a UI thread). Failures are reported only as `.runtimeError` or
+    /// `.interrupted` events; `isRunning` says whether it worked.
+    public func startRunning() {
+        queue.sync { _ = Result { () throws(CaptureError) in try startLocked() } }
+    }
+
+    /// AVFoundation's blocking form of `stop()`: blocks the calling thread until the camera is
+    /// released (never call it on a UI thread; `defer` in tests and tools is its use).
     public func stopRunning() {
         queue.sync { stopLocked(emitStopped: true) }
     }
 
-    /// Stops streaming.
-    public func stop() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.async {
-                self.stopLocked(emitStopped: true)
-                continuation.resume()
-            }
-        }
+    /// Whether one of the session's movie outputs is recording (the stream must not change then).
+    var isRecordingMovie: Bool {
+        liveConfiguration.outputs.contains { ($0 as? MovieFileOutput)?.isRecording == true }
     }
 
     /// Switches a running stream to `configuration` (a photo's larger still format), or back to
     /// the preset's choice with nil. Outputs keep their state; frames pause for the switch.
-    /// Whether one of the session's movie outputs is recording (the stream must not change then).
-    var isRecordingMovie: Bool {
-        configuration.withLock { $0.outputs }.contains { ($0 as? MovieFileOutput)?.isRecording == true }
-    }
-
     func switchStream(to configuration: StreamConfiguration?) async throws(CaptureError) {
         let result: Result<Void, CaptureError> = await withCheckedContinuation { continuation in
             queue.async {
@@ -313,7 +346,8 @@ public final class CaptureSession: Sendable {
 
     private func startLocked() throws(CaptureError) {
         guard !run.withLock({ $0.state.running }) else { return }
-        let config = configuration.withLock { $0 }
+        reapFailedStream()
+        let config = liveConfiguration
         guard let device = config.inputs.first?.device else { throw .invalidConfiguration("the session has no camera input") }
         let wanted: StreamConfiguration
         if let override = streamOverride.withLock({ $0 }) {
@@ -337,7 +371,7 @@ public final class CaptureSession: Sendable {
     private func open(device: CaptureDevice, wanted: StreamConfiguration, outputs: [any CaptureOutput]) throws(CaptureError) {
         let backend = try CaptureSession.makeBackend(for: device)
         let set = try backend.configure(wanted)
-        for (control, value) in device.pendingControlValues { try? backend.setValue(value, of: control) }
+        CaptureSession.applySettings(of: device, to: backend)
         for case let consumer as FrameConsumer in outputs { try consumer.streamWillStart(set, device: device) }
         try backend.start()
         device.attach(BackendReference(backend))
@@ -354,8 +388,38 @@ public final class CaptureSession: Sendable {
         let thread = StreamingThread.start { [self] in
             streamThread(handoff, device: device, configuration: set, consumers: consumers)
         }
-        run.withLock { $0.state.thread = thread }
+        run.withLock { box in
+            box.state.thread = thread
+            box.state.threadsStarted += 1
+        }
         emit(.started(set))
+    }
+
+    /// The control values the program set on `device`, applied to a newly opened camera (at
+    /// start, and when it comes back after an unplug). A value the camera no longer takes is
+    /// left at the camera's own.
+    static func applySettings(of device: CaptureDevice, to backend: CameraBackend) {
+        for (control, value) in device.pendingControlValues { try? backend.setValue(value, of: control) }
+    }
+
+    /// After the streaming thread ended by itself (a fatal error, or silence): joins it and tells
+    /// the outputs the stream stopped, so no thread handle or waiting capture is left behind. The
+    /// thread asks for this on the queue when it ends; a start or stop that comes first does it.
+    private func reapFailedStream() {
+        let ended = run.withLock { box -> pthread_t? in
+            guard !box.state.running, let thread = box.state.thread else { return nil }
+            box.state.thread = nil
+            return thread
+        }
+        guard let ended else { return }
+        StreamingThread.join(ended)
+        run.withLock { $0.state.threadsJoined += 1 }
+        for case let consumer as FrameConsumer in liveConfiguration.outputs { consumer.streamDidStop() }
+    }
+
+    /// Streaming threads started but not yet joined (tests check none is left behind).
+    var unjoinedStreamingThreads: Int {
+        run.withLock { $0.state.threadsStarted - $0.state.threadsJoined }
     }
 
     private func stopLocked(emitStopped: Bool) {
@@ -365,7 +429,10 @@ public final class CaptureSession: Sendable {
             box.state.thread = nil
             return (thread, box.state.running)
         }
-        if let thread { StreamingThread.join(thread) }
+        if let thread {
+            StreamingThread.join(thread)
+            run.withLock { $0.state.threadsJoined += 1 }
+        }
         let backend = run.withLock { box -> CameraBackend? in
             let backend = box.state.backend
             box.state.backend = nil
@@ -375,8 +442,9 @@ public final class CaptureSession: Sendable {
             return backend
         }
         backend?.stop()
-        for input in configuration.withLock({ $0.inputs }) { input.device.attach(nil) }
-        for case let consumer as FrameConsumer in configuration.withLock({ $0.outputs }) { consumer.streamDidStop() }
+        let config = liveConfiguration
+        for input in config.inputs { input.device.attach(nil) }
+        for case let consumer as FrameConsumer in config.outputs { consumer.streamDidStop() }
         if wasRunning && emitStopped { emit(.stopped) }
     }
 
@@ -429,10 +497,27 @@ public final class CaptureSession: Sendable {
     }
 
     /// The frame loop: waits for frames, feeds outputs, counts damage and gaps, and turns driver
-    /// failures into events.
+    /// failures into events. Silence is measured on the clock (a wait that ends early, for a
+    /// driver event, counts only the time it took); `silenceLimit` of it stops the session with
+    /// `.timeout`, as a fatal error does.
     private func streamLoop(backend: CameraBackend, device: CaptureDevice, configuration set: StreamConfiguration, consumers: [FrameConsumer]) -> LoopEnd {
         var lastSequence: UInt32?
-        var silentSeconds = 0.0
+        var lastFrame = SystemClock.monotonicNanoseconds()
+        /// Stops the stream after a fatal error: the camera is released, the error reported, and
+        /// the queue asked to join this thread.
+        func fail(_ error: CaptureError) -> LoopEnd {
+            backend.stop()
+            device.attach(nil)
+            run.withLock { box in
+                box.state.running = false
+                box.state.interrupted = false
+                box.state.backend = nil
+                box.state.stream = nil
+            }
+            emit(.runtimeError(error))
+            queue.async { self.reapFailedStream() }
+            return .failed
+        }
         while !run.withLock({ $0.state.stopRequested }) {
             do throws(CaptureError) {
                 let wait = try backend.nextFrame(timeout: 0.2) { (frame: RawFrame) throws(CaptureError) in
@@ -446,13 +531,12 @@ public final class CaptureSession: Sendable {
                     }
                 }
                 switch wait {
-                case .delivered: silentSeconds = 0
+                case .delivered: lastFrame = SystemClock.monotonicNanoseconds()
                 case .corrupt: run.withLock { $0.state.statistics.framesCorrupt += 1 }
                 case .timeout:
-                    silentSeconds += 0.2
-                    if silentSeconds >= 10 {
-                        emit(.runtimeError(.timeout(device: device.localizedName, seconds: silentSeconds)))
-                        silentSeconds = 0
+                    let silent = Double(SystemClock.monotonicNanoseconds() - lastFrame) / 1e9
+                    if silent >= silenceLimit.load(ordering: .relaxed) {
+                        return fail(.timeout(device: device.localizedName, seconds: silent))
                     }
                 }
             } catch {
@@ -461,14 +545,7 @@ public final class CaptureSession: Sendable {
                     emit(.interrupted(.deviceDisconnected))
                     return .disconnected
                 }
-                backend.stop()
-                device.attach(nil)
-                run.withLock { box in
-                    box.state.running = false
-                    box.state.backend = nil
-                }
-                emit(.runtimeError(error))
-                return .failed
+                return fail(error)
             }
         }
         return .stopped
@@ -488,6 +565,7 @@ public final class CaptureSession: Sendable {
             do throws(CaptureError) {
                 let backend = try CaptureSession.makeBackend(for: device)
                 _ = try backend.configure(wanted)
+                CaptureSession.applySettings(of: device, to: backend)
                 try backend.start()
                 device.attach(BackendReference(backend))
                 run.withLock { box in

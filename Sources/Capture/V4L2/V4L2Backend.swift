@@ -33,9 +33,11 @@ final class V4L2Backend: CameraBackend {
               set.width == request.width, set.height == request.height else {
             throw .unsupported("\(request.pixelFormat) at \(request.width)×\(request.height) (the driver offered \(set.width)×\(set.height))")
         }
-        let interval = (try? device.setFrameInterval(request.frameInterval)) ?? nil
+        // The rate the driver runs at, which may not be the one asked for (it refused, or took
+        // the nearest it has): that is what the session reports. Only a driver that tells no
+        // rate at all leaves the request standing.
         var result = request
-        result.frameInterval = interval ?? request.frameInterval
+        result.frameInterval = device.setFrameInterval(request.frameInterval) ?? request.frameInterval
         pixFormat = set
         configuration = result
         return result
@@ -103,15 +105,35 @@ final class V4L2Backend: CameraBackend {
             break
         }
         guard let dequeued = try device.dequeueBuffer() else { return .timeout }
-        defer { try? device.queueBuffer(dequeued.index) }
-        let buffer = frames[dequeued.index]
-        if dequeued.hasError { return .corrupt }
-        if buffer.format == .mjpeg {
-            buffer.payloadSize = dequeued.bytesUsed
-            guard JPEGBytes.looksComplete(buffer.payload) else { return .corrupt }
+        // What the kernel says is input: a buffer index we never mapped is the driver's fault,
+        // reported as such (and never used to index, nor given back).
+        guard frames.indices.contains(dequeued.index) else {
+            throw .streamFailed(device: name, reason: "the driver returned buffer \(dequeued.index) of \(frames.count)")
         }
-        try body(RawFrame(buffer: buffer, timestampNanoseconds: dequeued.timestampNanoseconds, sequence: dequeued.sequence))
-        return .delivered
+        let handled = Result { () throws(CaptureError) -> FrameWait in
+            let buffer = frames[dequeued.index]
+            if dequeued.hasError { return .corrupt }
+            if buffer.format == .mjpeg {
+                buffer.payloadSize = dequeued.bytesUsed  // clamped to the mapping
+                guard JPEGBytes.looksComplete(buffer.payload) else { return .corrupt }
+            }
+            try body(RawFrame(buffer: buffer, timestampNanoseconds: dequeued.timestampNanoseconds, sequence: dequeued.sequence))
+            return .delivered
+        }
+        try giveBack(dequeued.index)
+        return try handled.get()
+    }
+
+    /// Queues buffer `index` again. A buffer the driver does not take back is lost to the stream,
+    /// which starves after a few such losses and then only times out: so it ends the stream at
+    /// once, with the reason (an unplug stays an unplug).
+    private func giveBack(_ index: Int) throws(CaptureError) {
+        do {
+            try device.queueBuffer(index)
+        } catch {
+            if case .deviceDisconnected = error { throw error }
+            throw .streamFailed(device: name, reason: "the driver did not take buffer \(index) back (\(error))")
+        }
     }
 
     func value(of control: ControlID) throws(CaptureError) -> Int64 {

@@ -1,10 +1,31 @@
 import CV4L2
 import Glibc
+#if DEBUG
+import Synchronization
+
+/// Faults tests inject into the V4L2 layer, to see what the library does when a driver misbehaves
+/// (debug builds only; `VividTests` sets them inside the VM). Each fires once, then clears.
+enum V4L2TestFaults {
+    /// The next VIDIOC_QBUF fails with EINVAL, as if the driver would not take a buffer back.
+    static let failNextQueue = Atomic<Bool>(false)
+    /// The next dequeued buffer has an index far beyond the buffers there are.
+    static let badIndexNext = Atomic<Bool>(false)
+    /// The next VIDIOC_S_PARM fails with EINVAL, as if the driver refused the frame rate.
+    static let refuseFrameInterval = Atomic<Bool>(false)
+
+    /// Whether `fault` is set, clearing it.
+    static func fire(_ fault: borrowing Atomic<Bool>) -> Bool {
+        fault.exchange(false, ordering: .acquiringAndReleasing)
+    }
+}
+#endif
 
 /// An open V4L2 node, with typed methods in place of raw ioctls.
 ///
 /// Ownership: the device owns its file descriptor and its mmap'd buffers; closing (deinit)
-/// unmaps and closes. Not thread-safe: one owner (a session's queue) uses it at a time.
+/// unmaps and closes. Streaming calls (buffers, formats) come from one thread at a time (the
+/// session's queue, or its streaming thread while it runs); control ioctls may come from any
+/// thread, as the kernel serialises them (`BackendReference` guards the backend's side).
 final class V4L2Device {
     /// The node's path, e.g. /dev/video0.
     let path: String
@@ -122,16 +143,36 @@ final class V4L2Device {
         return V4L2PixFormat(format.fmt.pix)
     }
 
-    /// VIDIOC_S_PARM: asks for a frame interval; returns the one set (nil if the driver has none).
-    func setFrameInterval(_ interval: FrameInterval) throws(CaptureError) -> FrameInterval? {
+    /// VIDIOC_G_PARM: the frame interval the driver runs at (nil when it does not say).
+    func frameInterval() -> FrameInterval? {
         var parameters = v4l2_streamparm()
         parameters.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-        guard attempt(PINHOLE_VIDIOC_G_PARM, &parameters) == 0,
-              parameters.parm.capture.capability & UInt32(V4L2_CAP_TIMEPERFRAME) != 0 else { return nil }
+        guard attempt(PINHOLE_VIDIOC_G_PARM, &parameters) == 0 else { return nil }
+        return V4L2Device.interval(parameters.parm.capture.timeperframe)
+    }
+
+    /// VIDIOC_S_PARM: asks for a frame interval and returns the one the driver then runs at, read
+    /// back with G_PARM: the request, the nearest it offers, or (when it refused, or cannot set a
+    /// rate) the one it had. Nil only when the driver tells no frame interval at all.
+    func setFrameInterval(_ interval: FrameInterval) -> FrameInterval? {
+        var parameters = v4l2_streamparm()
+        parameters.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        guard attempt(PINHOLE_VIDIOC_G_PARM, &parameters) == 0 else { return nil }
+        let before = V4L2Device.interval(parameters.parm.capture.timeperframe)
+        guard parameters.parm.capture.capability & UInt32(V4L2_CAP_TIMEPERFRAME) != 0 else { return before }
         parameters.parm.capture.timeperframe = v4l2_fract(numerator: UInt32(interval.numerator), denominator: UInt32(interval.denominator))
-        try control(PINHOLE_VIDIOC_S_PARM, "VIDIOC_S_PARM", &parameters)
-        let set = parameters.parm.capture.timeperframe
-        return FrameInterval(numerator: Int(set.numerator), denominator: Int(set.denominator))
+        var refused = false
+        #if DEBUG
+        refused = V4L2TestFaults.fire(V4L2TestFaults.refuseFrameInterval)
+        #endif
+        if refused || attempt(PINHOLE_VIDIOC_S_PARM, &parameters) != 0 { return frameInterval() ?? before }
+        return frameInterval() ?? V4L2Device.interval(parameters.parm.capture.timeperframe) ?? before
+    }
+
+    /// A driver's fraction as an interval; nil for a zero (unset) one.
+    private static func interval(_ fraction: v4l2_fract) -> FrameInterval? {
+        guard fraction.numerator > 0, fraction.denominator > 0 else { return nil }
+        return FrameInterval(numerator: Int(fraction.numerator), denominator: Int(fraction.denominator))
     }
 
     // MARK: - Controls
@@ -226,6 +267,9 @@ final class V4L2Device {
         buffer.index = UInt32(index)
         buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         buffer.memory = V4L2_MEMORY_MMAP.rawValue
+        #if DEBUG
+        if V4L2TestFaults.fire(V4L2TestFaults.failNextQueue) { throw V4L2Errno.error("VIDIOC_QBUF", path: path, code: EINVAL) }
+        #endif
         try control(PINHOLE_VIDIOC_QBUF, "VIDIOC_QBUF", &buffer)
     }
 
@@ -239,6 +283,9 @@ final class V4L2Device {
             throw V4L2Errno.error("VIDIOC_DQBUF", path: path)
         }
         let nanoseconds = Int64(buffer.timestamp.tv_sec) * 1_000_000_000 + Int64(buffer.timestamp.tv_usec) * 1000
+        #if DEBUG
+        if V4L2TestFaults.fire(V4L2TestFaults.badIndexNext) { buffer.index += 1000 }
+        #endif
         return V4L2DequeuedBuffer(index: Int(buffer.index), bytesUsed: Int(buffer.bytesused), sequence: buffer.sequence,
                                   timestampNanoseconds: nanoseconds, hasError: buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0)
     }

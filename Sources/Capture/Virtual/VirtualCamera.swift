@@ -5,7 +5,7 @@ import Synchronization
 /// It streams a moving test pattern (colour bars, a moving square, the frame number and the
 /// time) at common sizes and rates, in YUYV, NV12 and MJPEG, paced by the monotonic clock.
 /// Tests can make it fail the ways real cameras do: unplugged, busy, access denied, damaged or dropped frames,
-/// a failing stream start, a fatal streaming error.
+/// a failing stream start, a fatal streaming error, silence.
 public enum VirtualCamera {
     /// The faults a test can inject into a virtual camera (testing only: `@_spi(Testing) import Capture`).
     @_spi(Testing) public struct Faults: Sendable, Equatable {
@@ -26,10 +26,13 @@ public enum VirtualCamera {
         public var corruptEvery = 0
         /// Every n-th frame is dropped, leaving a gap in sequence numbers (0: never).
         public var dropEvery = 0
+        /// The camera sends nothing, and every wait for a frame wakes at once without one (as a
+        /// V4L2 poll woken by a driver event does).
+        public var silent = false
 
         /// Faults as given (none by default).
         public init(unplugged: Bool = false, busy: Bool = false, accessDenied: Bool = false, failStart: Bool = false, failingStarts: Int = 0,
-                    fatalError: Bool = false, corruptEvery: Int = 0, dropEvery: Int = 0) {
+                    fatalError: Bool = false, corruptEvery: Int = 0, dropEvery: Int = 0, silent: Bool = false) {
             self.unplugged = unplugged
             self.busy = busy
             self.accessDenied = accessDenied
@@ -38,6 +41,7 @@ public enum VirtualCamera {
             self.fatalError = fatalError
             self.corruptEvery = corruptEvery
             self.dropEvery = dropEvery
+            self.silent = silent
         }
     }
 

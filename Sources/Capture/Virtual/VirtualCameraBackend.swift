@@ -119,6 +119,11 @@ final class VirtualCameraBackend: CameraBackend {
         guard claimed, let configuration, let pattern, let canvas, let frame else {
             throw .invalidConfiguration("the test camera is not streaming")
         }
+        if VirtualCamera.faults(for: id).silent {
+            var pause = timespec(tv_sec: 0, tv_nsec: 1_000_000)
+            nanosleep(&pause, nil)
+            return .timeout
+        }
         // Frame n is due n intervals after the start, exactly (1/30 s is no whole number of
         // nanoseconds: rounding the interval would add up over frames).
         let numerator = Int64(configuration.frameInterval.numerator), denominator = Int64(max(1, configuration.frameInterval.denominator))

@@ -47,7 +47,8 @@ struct CameraSwitch {
         let watcher = Watcher()
         output.setSampleBufferDelegate(watcher, queue: DispatchQueue(label: "pinhole-bench.camera-switch"))
         session.addOutput(output)
-        let stream = try session.startSynchronously()
+        try Blocking.run { try await session.start() }
+        guard let stream = session.activeStream else { throw CaptureBenchError(description: "the test camera stopped as soon as it started") }
         defer { session.stopRunning() }
         var times: [Double] = []
         var onFront = false
@@ -59,7 +60,7 @@ struct CameraSwitch {
             session.beginConfiguration()
             for old in session.inputs { session.removeInput(old) }
             session.addInput(input)
-            session.commitConfiguration()
+            try Blocking.run { await session.commitConfiguration() }
             let deadline = Clock.now() + 10
             var arrived: Int64 = 0
             while arrived < started {
