@@ -82,6 +82,47 @@ public final class GalleryModel {
         if removing > 0 || inserting > 0 { onSplice(start, removing, inserting) }
     }
 
+    /// Items moved to the Trash by the last delete (what Undo restores).
+    public private(set) var lastDeleted: [String] = []
+
+    /// Marks or unmarks the item as a favourite; the items are read again.
+    public func setFavorite(_ favorite: Bool, for asset: Asset) async {
+        guard let library else { return }
+        do throws(LibraryError) {
+            try await library.setFavorite(favorite, ids: [asset.id])
+        } catch {
+            onError(CameraWords.translate("The favourite could not be saved: %@", CameraWords.reason(error)))
+        }
+        await reload()
+    }
+
+    /// Moves the item to the freedesktop Trash (Undo puts it back as it was); true when moved.
+    public func delete(_ asset: Asset) async -> Bool {
+        guard let library else { return false }
+        do throws(LibraryError) {
+            try await library.delete(ids: [asset.id])
+        } catch {
+            onError(CameraWords.translate("It could not be moved to the Trash: %@", CameraWords.reason(error)))
+            return false
+        }
+        lastDeleted = [asset.id]
+        await reload()
+        return true
+    }
+
+    /// Restores what the last delete moved to the Trash: the same item, favourite and albums.
+    public func undoDelete() async {
+        guard let library, !lastDeleted.isEmpty else { return }
+        let ids = lastDeleted
+        lastDeleted = []
+        do throws(LibraryError) {
+            _ = try await library.restore(ids: ids)
+        } catch {
+            onError(CameraWords.translate("It could not be restored from the Trash: %@", CameraWords.reason(error)))
+        }
+        await reload()
+    }
+
     /// The path of the item's thumbnail (made by the library when missing, off the main thread).
     public func thumbnail(for asset: Asset) async -> String? {
         guard let library else { return nil }

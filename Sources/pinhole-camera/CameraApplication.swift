@@ -156,7 +156,14 @@ final class CameraApplication {
             addAction(map, "viewer-zoom-out") { [weak self] _ in self?.window?.viewer.zoomOut() },
             addAction(map, "viewer-zoom-fit") { [weak self] _ in self?.window?.viewer.zoomToFit() },
             addAction(map, "viewer-toggle-zoom") { [weak self] _ in self?.window?.viewer.toggleZoom() },
+            addAction(map, "viewer-favorite") { [weak self] _ in self?.window?.viewer.toggleFavorite() },
+            addAction(map, "viewer-delete") { [weak self] _ in
+                guard let window = self?.window else { return }
+                window.viewer.deleteShown(onDeleted: { [weak window] in window?.toast(L("Moved to Trash"), undo: "app.undo-delete") },
+                                          onEmpty: { [weak window] in window?.show(.gallery) })
+            },
         ]
+        addAction(map, "undo-delete") { _ in Task { await model.gallery.undoDelete() } }
         for action in viewerActions { setEnabled(action, false) }
         addAction(map, "about") { [weak self] _ in self?.showAbout() }
         addAction(map, "preferences") { [weak self] _ in self?.showPreferences() }
@@ -175,6 +182,8 @@ final class CameraApplication {
         setAccels(gtkApp, "app.viewer-zoom-in", ["<Control>plus", "<Control>equal", "<Control>KP_Add"])
         setAccels(gtkApp, "app.viewer-zoom-out", ["<Control>minus", "<Control>KP_Subtract"])
         setAccels(gtkApp, "app.viewer-zoom-fit", ["<Control>0"])
+        setAccels(gtkApp, "app.viewer-delete", ["Delete"])
+        setAccels(gtkApp, "app.viewer-favorite", ["f"])
         setAccels(gtkApp, "app.cycle-timer", ["t"])
         setAccels(gtkApp, "app.burst", ["b"])
         setAccels(gtkApp, "app.pause", ["p"])

@@ -63,6 +63,7 @@ final class CameraWindow {
         ShortcutsWindow.attach(to: window)
 
         gallery.onOpen = { [weak self] index in self?.show(.viewer, item: index) }
+        model.gallery.onError = { [weak self] text in self?.toast(text) }
         model.onChange = { [weak self] in self?.update() }
         model.onToast = { [weak self] text in self?.toast(text) }
         model.onScreenFlash = { [weak self] on in self?.preview.setScreenFlash(on) }
@@ -93,11 +94,16 @@ final class CameraWindow {
     }
 
     /// A toast at the bottom of the window (also logged on standard error, for the journal).
-    func toast(_ text: String) {
+    func toast(_ text: String, undo action: String? = nil) {
         let line = "pinhole-camera: \(text)\n"
         _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
         let toast = adw_toast_new(text)
         adw_toast_set_timeout(toast, 5)
+        if let action {
+            adw_toast_set_button_label(toast, L("Undo"))
+            adw_toast_set_action_name(toast, action)
+            adw_toast_set_timeout(toast, 10)
+        }
         adw_toast_overlay_add_toast(cast(toasts), toast)
     }
 

@@ -13,6 +13,7 @@ final class ViewerPage {
     /// The whole page: its header bar over the picture or the video.
     let widget: Widget
     private let title: Widget
+    private let favorite: Widget
     private let stack: Widget
     private let scrolled: Widget
     private let picture: Widget
@@ -37,6 +38,15 @@ final class ViewerPage {
         adw_header_bar_pack_start(cast(header), back)
         title = adw_window_title_new("", "")
         adw_header_bar_set_title_widget(cast(header), title)
+        let delete = gtk_button_new_from_icon_name("user-trash-symbolic")!
+        label(delete, L("Move to Trash"))
+        gtk_actionable_set_action_name(cast(delete), "app.viewer-delete")
+        adw_header_bar_pack_end(cast(header), delete)
+        favorite = gtk_toggle_button_new()
+        gtk_button_set_icon_name(cast(favorite), "non-starred-symbolic")
+        label(favorite, L("Favourite"))
+        gtk_actionable_set_action_name(cast(favorite), "app.viewer-favorite")
+        adw_header_bar_pack_end(cast(header), favorite)
         let fit = gtk_button_new_from_icon_name("zoom-fit-best-symbolic")!
         label(fit, L("Best Fit or Original Size"))
         gtk_actionable_set_action_name(cast(fit), "app.viewer-toggle-zoom")
@@ -141,6 +151,7 @@ final class ViewerPage {
         adw_window_title_set_subtitle(cast(title), CameraWords.translate("%@ of %@", String(index + 1), String(gallery.items.count)))
         zoom = nil
         loading?.cancel()
+        showFavorite(asset.isFavorite)
         if asset.mediaType == .video {
             gtk_picture_set_paintable(cast(picture), nil)
             gtk_video_set_filename(cast(video), asset.path)
@@ -170,6 +181,32 @@ final class ViewerPage {
         loading?.cancel()
         gtk_video_set_file(cast(video), nil)
         gtk_picture_set_paintable(cast(picture), nil)
+    }
+
+    private func showFavorite(_ on: Bool) {
+        gtk_toggle_button_set_active(cast(favorite), on ? 1 : 0)
+        gtk_button_set_icon_name(cast(favorite), on ? "starred-symbolic" : "non-starred-symbolic")
+        label(favorite, on ? L("Favourite: On") : L("Favourite: Off"))
+    }
+
+    /// Marks the item shown as a favourite, or unmarks it (F).
+    func toggleFavorite() {
+        guard gallery.items.indices.contains(index) else { return }
+        let asset = gallery.items[index]
+        showFavorite(!asset.isFavorite)
+        Task { await gallery.setFavorite(!asset.isFavorite, for: asset) }
+    }
+
+    /// Moves the item shown to the Trash (Delete) and shows the next one, or the one before at
+    /// the end; `onDeleted` offers Undo. With nothing left the viewer closes.
+    func deleteShown(onDeleted: @escaping @MainActor () -> Void, onEmpty: @escaping @MainActor () -> Void) {
+        guard gallery.items.indices.contains(index) else { return }
+        let asset = gallery.items[index], position = index
+        Task {
+            guard await gallery.delete(asset) else { return }
+            onDeleted()
+            if gallery.items.isEmpty { onEmpty() } else { show(min(position, gallery.items.count - 1)) }
+        }
     }
 
     /// The next (1) or previous (-1) item, if there is one.
