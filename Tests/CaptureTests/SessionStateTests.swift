@@ -1,5 +1,6 @@
 @_spi(Testing) @testable import Capture
 import Dispatch
+import Foundation
 import Glibc
 import Media
 import Synchronization
@@ -162,21 +163,27 @@ extension VirtualCameraSuites {
             }.value
             #expect(other == .notLockedForConfiguration(device: back.localizedName))
             try back.setValue(4, of: .brightness)  // still ours
-            // Another task's lock waits until the holder lets go.
-            let waiter = Task.detached { () -> Bool in
+            // Another thread's lock waits until the holder lets go. The waiter is a plain thread
+            // and this side does not suspend in between: a busy machine's task pool (two threads
+            // here, shared with other suites) could otherwise keep this side from letting go
+            // within the lock's 2-s patience.
+            let waited = Mutex<Bool?>(nil)
+            let waiter = Thread {
+                var result = false
                 do throws(CaptureError) {
                     try device.lockForConfiguration()
                     try device.setValue(0, of: .brightness)
                     device.unlockForConfiguration()
-                    return true
-                } catch {
-                    return false
-                }
+                    result = true
+                } catch {}
+                waited.withLock { $0 = result }
             }
-            try await Task.sleep(for: .milliseconds(100))
+            waiter.start()
+            usleep(100_000)
             #expect(try back.value(of: .brightness) == 4)
             back.unlockForConfiguration()
-            #expect(await waiter.value)
+            #expect(await waitUntil { waited.withLock { $0 } != nil })
+            #expect(waited.withLock { $0 } == true)
             #expect(try back.value(of: .brightness) == 0)
         }
 
