@@ -114,6 +114,39 @@ struct AppStateTests {
         #expect(line.contains("read-only"), "\(line)")
     }
 
+    @Test("no microphone (no sound server): videos record without sound, and a toast says so once")
+    func noMicrophone() throws {
+        let session = try AppSession(preferences: ["mode": "'video'"])
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        for round in 1...2 {
+            try session.key("space")
+            #expect(try session.accessibility("print(find('Stop Recording', pyatspi.ROLE_PUSH_BUTTON).name)").status == 0, "round \(round)")
+            usleep(1_500_000)
+            try session.key("space")
+            #expect(try session.accessibility("print(find('Start Recording', pyatspi.ROLE_PUSH_BUTTON).name)").status == 0, "round \(round)")
+        }
+        #expect(waitFor(seconds: 30) { session.files(in: session.videos).filter { $0.hasSuffix(".mp4") }.count == 2 })
+        for movie in session.files(in: session.videos) where movie.hasSuffix(".mp4") {
+            let streams = try runTool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", movie])
+            #expect(streams.stdout.split(separator: "\n").map(String.init) == ["video"], "\(movie): \(streams.stdout)")
+        }
+        let said = (session.app?.errors ?? "").components(separatedBy: "pinhole-camera: No microphone: the video is recorded without sound.").count - 1
+        #expect(said == 1, "said \(said) times: \(session.app?.errors ?? "")")
+    }
+
+    @Test("a second launch presents the running window instead of opening another (single instance)")
+    func singleInstance() throws {
+        let session = try AppSession()
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        let second = try runTool(builtProduct("pinhole-camera"), [], environment: session.environment)
+        #expect(second.status == 0, "\(second.stderr)")
+        let windows = try runTool("xdotool", ["search", "--onlyvisible", "--name", "^Camera$"], environment: ["DISPLAY": session.display])
+        #expect(windows.stdout.split(separator: "\n").count == 1, "windows: \(windows.stdout)")
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true), "the first instance went on")
+    }
+
     @Test("unplugged while running: the preview dims with a message, then resumes when the camera returns")
     func unplugged() throws {
         let session = try AppSession()
