@@ -22,8 +22,12 @@ final class GalleryPage {
     private let gallery: GalleryModel
     /// Items by identifier, as the model has them (the list model holds identifiers).
     private var assets: [String: Asset] = [:]
-    /// Loaded thumbnails by identifier (a reference each; the list item's picture takes its own).
+    /// Loaded thumbnails by identifier (a reference each; the list item's picture takes its own),
+    /// at most `textureLimit`, the oldest loaded let go first (a 10,000-item library would
+    /// otherwise keep every thumbnail it ever scrolled past).
     private var textures: [String: OpaquePointer] = [:]
+    private var textureOrder: [String] = []
+    private let textureLimit = 600
     /// What each bound list item shows (so a late thumbnail goes only where it still belongs).
     private var shown: [UnsafeMutableRawPointer: String] = [:]
 
@@ -96,12 +100,24 @@ final class GalleryPage {
         for id in textures.keys where assets[id] == nil {
             g_object_unref(UnsafeMutableRawPointer(textures.removeValue(forKey: id)))
         }
+        textureOrder.removeAll { textures[$0] == nil }
         let added = gallery.items[at..<(at + inserting)].map { strdup($0.id) } + [nil]
         added.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { gtk_string_list_splice(names, guint(at), guint(removing), $0.baseAddress) }
         }
         for pointer in added { free(pointer) }
         gtk_stack_set_visible_child_name(cast(stack), gallery.items.isEmpty ? "empty" : "grid")
+    }
+
+    /// Lets the oldest thumbnails go while there are more than the limit (cells showing them
+    /// keep their own reference until they are bound to another item).
+    private func evictTextures() {
+        guard textureOrder.count > textureLimit else { return }
+        let excess = textureOrder.count - textureLimit
+        for id in textureOrder.prefix(excess) {
+            if let texture = textures.removeValue(forKey: id) { g_object_unref(UnsafeMutableRawPointer(texture)) }
+        }
+        textureOrder.removeFirst(excess)
     }
 
     /// A cell: the thumbnail filling a square, a badge for a video's length, a favourite's star.
@@ -152,6 +168,8 @@ final class GalleryPage {
                 return
             }
             self.textures[id] = texture
+            self.textureOrder.append(id)
+            self.evictTextures()
             for (bound, shownID) in self.shown where shownID == id {
                 if let cell = gtk_list_item_get_child(OpaquePointer(bound)), let picture = gtk_widget_get_first_child(cell) {
                     gtk_picture_set_paintable(cast(picture), texture)
