@@ -17,9 +17,19 @@ final class CameraWindow {
     let confirm = ConfirmPhoto()
     let stack: Widget
     let toasts: Widget
-    /// The gallery and viewer pages, beside the camera page in `pages`.
-    let gallery: GalleryPage
-    let viewer: ViewerPage
+    /// The gallery and viewer pages, beside the camera page in `pages`: made on first use, so
+    /// start-up builds only the camera page (the viewer's GtkVideo among what it skips).
+    private(set) lazy var gallery: GalleryPage = {
+        let page = GalleryPage(gallery: model.gallery)
+        page.onOpen = { [weak self] index in self?.show(.viewer, item: index) }
+        gtk_stack_add_named(cast(pages), page.widget, "gallery")
+        return page
+    }()
+    private(set) lazy var viewer: ViewerPage = {
+        let page = ViewerPage(gallery: model.gallery)
+        gtk_stack_add_named(cast(pages), page.widget, "viewer")
+        return page
+    }()
     let pages: Widget
     /// The pages of the window.
     enum Page { case camera, gallery, viewer }
@@ -50,19 +60,14 @@ final class CameraWindow {
         let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
         gtk_box_append(cast(content), header.widget)
         gtk_box_append(cast(content), stack)
-        gallery = GalleryPage(gallery: model.gallery)
-        viewer = ViewerPage(gallery: model.gallery)
         pages = gtk_stack_new()
         gtk_stack_set_transition_type(cast(pages), GTK_STACK_TRANSITION_TYPE_SLIDE_LEFT_RIGHT)
         gtk_stack_add_named(cast(pages), content, "camera")
-        gtk_stack_add_named(cast(pages), gallery.widget, "gallery")
-        gtk_stack_add_named(cast(pages), viewer.widget, "viewer")
         toasts = adw_toast_overlay_new()
         adw_toast_overlay_set_child(cast(toasts), pages)
         adw_application_window_set_content(cast(window), toasts)
         ShortcutsWindow.attach(to: window)
 
-        gallery.onOpen = { [weak self] index in self?.show(.viewer, item: index) }
         model.gallery.onError = { [weak self] text in self?.toast(text) }
         model.onChange = { [weak self] in self?.update() }
         model.onToast = { [weak self] text in self?.toast(text) }
@@ -132,6 +137,7 @@ final class CameraWindow {
             model.gallery.stop()
             gtk_stack_set_visible_child_name(cast(pages), "camera")
         case .gallery:
+            _ = gallery
             model.gallery.start()
             gtk_stack_set_visible_child_name(cast(pages), "gallery")
         case .viewer:
