@@ -30,19 +30,19 @@ public final class CameraModel {
     /// The live filter.
     public private(set) var filter: LiveFilter
     /// Seconds left of a running self-timer.
-    public private(set) var countdownRemaining: Int?
+    public internal(set) var countdownRemaining: Int?
     /// A recording is in progress.
-    public private(set) var isRecording = false
+    public internal(set) var isRecording = false
     /// The recording is paused.
-    public private(set) var isRecordingPaused = false
+    public internal(set) var isRecordingPaused = false
     /// A photo is being taken (the shutter is busy).
-    public private(set) var isCapturing = false
+    public internal(set) var isCapturing = false
     /// The newest item this window saved (its path), for the thumbnail button.
-    public private(set) var newestItem: String?
+    public internal(set) var newestItem: String?
     /// The freedesktop thumbnail of `newestItem`.
-    public private(set) var newestThumbnail: String?
+    public internal(set) var newestThumbnail: String?
     /// A photo waiting for Save or Cancel ("Ask before saving").
-    public private(set) var pendingPhoto: [UInt8]?
+    public internal(set) var pendingPhoto: [UInt8]?
     /// The camera's control values as last read or set (see `availableControls`).
     public internal(set) var controlValues: [ControlID: Int64] = [:]
     /// The test cameras are offered (the user chose them on the "No Camera Found" page, or the
@@ -78,15 +78,15 @@ public final class CameraModel {
     let movies = MovieFileOutput()
     let preview: PreviewSink
     let libraryLocation: LibraryLocation
-    private var library: PhotoLibrary?
-    private var libraryError: LibraryError?
-    private var sound: AudioDataOutput?
+    var library: PhotoLibrary?
+    var libraryError: LibraryError?
+    var sound: AudioDataOutput?
     /// Where a recording is in its life: a stop asked for while it starts is kept for when it has.
-    private enum RecordingPhase { case idle, starting, recording, stopping }
-    private var recordingPhase = RecordingPhase.idle
-    private var stopWhenStarted = false
-    private var saidNoMicrophone = false
-    private var countdownTask: Task<Void, Never>?
+    enum RecordingPhase { case idle, starting, recording, stopping }
+    var recordingPhase = RecordingPhase.idle
+    var stopWhenStarted = false
+    var saidNoMicrophone = false
+    var countdownTask: Task<Void, Never>?
     private var retryTask: Task<Void, Never>?
     private var watchers: [Task<Void, Never>] = []
     private var wantsCamera = true
@@ -372,289 +372,6 @@ public final class CameraModel {
     public func preferencesChanged() {
         applyMirroring()
         changed()
-    }
-
-    // MARK: The shutter
-
-    /// The shutter button, Space or Enter: a photo (after the self-timer) or record/stop.
-    public func shutter() {
-        // With a photo waiting for Save or Cancel, the shutter (Space, Enter) is Save.
-        if pendingPhoto != nil { return savePendingPhoto() }
-        switch mode {
-        case .photo: takePhotoAfterCountdown(count: 1)
-        case .video:
-            if isRecording { Task { await stopRecording() } } else { Task { await startRecording() } }
-        }
-    }
-
-    /// A burst of the preference's number of photos.
-    public func burst() {
-        guard mode == .photo else { return }
-        takePhotoAfterCountdown(count: max(1, preferences.int(PreferenceKey.burstCount)))
-    }
-
-    /// Escape: discards a photo waiting for Save or Cancel, or cancels a running self-timer.
-    public func cancelCountdown() {
-        if pendingPhoto != nil { return discardPendingPhoto() }
-        countdownTask?.cancel()
-        countdownTask = nil
-        if countdownRemaining != nil {
-            countdownRemaining = nil
-            changed()
-        }
-    }
-
-    private func takePhotoAfterCountdown(count: Int) {
-        guard screen == .preview, !isDisconnected, countdownTask == nil, !isCapturing else { return }
-        let seconds = countdown
-        countdownTask = Task { [weak self] in
-            guard let self else { return }
-            if seconds > 0 {
-                for left in stride(from: seconds, to: 0, by: -1) {
-                    self.countdownRemaining = left
-                    self.changed()
-                    try? await Task.sleep(for: .seconds(1))
-                    if Task.isCancelled { return }
-                }
-                self.countdownRemaining = nil
-                self.changed()
-            }
-            self.countdownTask = nil
-            for _ in 0..<count {
-                guard self.screen == .preview else { break }
-                await self.takePhoto()
-            }
-        }
-    }
-
-    /// Takes one photo at the chosen size (the camera's largest by default) and saves it into
-    /// the library, or holds it for Save / Cancel.
-    func takePhoto() async {
-        isCapturing = true
-        changed()
-        defer {
-            isCapturing = false
-            changed()
-        }
-        onShutter()
-        let settings = PhotoSettings(maxPhotoDimensions: Self.dimensions(preferences.string(PreferenceKey.photoSize)), flashMode: flash.mode)
-        let photos = self.photos
-        let filter = self.filter
-        let taken = await Task.detached { () -> Result<[UInt8], CaptureError> in
-            do throws(CaptureError) {
-                let photo = try await photos.capturePhoto(with: settings)
-                return .success(try CameraModel.filtered(photo, filter))
-            } catch {
-                return .failure(error)
-            }
-        }.value
-        switch taken {
-        case let .success(data):
-            if preferences.bool(PreferenceKey.askBeforeSaving) {
-                holdForConfirmation(data)
-            } else {
-                await save(photo: data)
-            }
-        case let .failure(error):
-            onToast(CameraWords.translate("The photo could not be taken: %@", CameraWords.reason(error)))
-        }
-    }
-
-    /// The photo's file, with the live filter applied to its pixels (EXIF kept).
-    nonisolated static func filtered(_ photo: CapturePhoto, _ filter: LiveFilter) throws(CaptureError) -> [UInt8] {
-        guard let imageFilter = filter.imageFilter, photo.resolvedSettings.format == .jpeg else { return photo.fileDataRepresentation() }
-        do {
-            let pixels = try photo.decodedPixels()
-            try imageFilter.apply(to: pixels)
-            let jpeg = try JPEGEncoder().encode(pixels, quality: photo.settings.quality)
-            return try JPEGExif.inserting(photo.metadata, into: jpeg)
-        } catch {
-            throw .media(error)
-        }
-    }
-
-    /// Shows a photo's file with Save and Cancel instead of saving it.
-    func holdForConfirmation(_ data: [UInt8]) {
-        pendingPhoto = data
-        changed()
-    }
-
-    /// "Save" on the photo shown for confirmation.
-    public func savePendingPhoto() {
-        guard let data = pendingPhoto else { return }
-        pendingPhoto = nil
-        changed()
-        Task { await save(photo: data) }
-    }
-
-    /// "Cancel" on the photo shown for confirmation: nothing is written anywhere.
-    public func discardPendingPhoto() {
-        pendingPhoto = nil
-        changed()
-    }
-
-    private func save(photo data: [UInt8]) async {
-        guard let library = await openLibrary() else {
-            if let error = libraryError { onToast(CameraWords.translate("The photo was not saved: %@", CameraWords.reason(error))) }
-            return
-        }
-        do {
-            let asset = try await library.addPhoto(data: data)
-            onPhotoSaved(asset.path)
-            newestItem = asset.path
-            newestThumbnail = try? await library.thumbnail(for: asset.id, size: .normal)
-            changed()
-        } catch {
-            onToast(CameraWords.translate("The photo was not saved: %@", CameraWords.reason(error)))
-        }
-    }
-
-    // MARK: Recording
-
-    /// Starts a recording into the library's videos folder, with sound from the chosen (or
-    /// default) microphone when there is one.
-    func startRecording() async {
-        guard screen == .preview, !isDisconnected, recordingPhase == .idle else { return }
-        recordingPhase = .starting
-        stopWhenStarted = false
-        guard let library = await openLibrary() else {
-            if let error = libraryError { onToast(CameraWords.translate("The video could not be started: %@", CameraWords.reason(error))) }
-            recordingPhase = .idle
-            return
-        }
-        let folder = libraryLocation.videos
-        let now = Double(time(nil))
-        let path = folder + "/" + PhotoLibrary.fileName(date: now, extension: "mp4", mediaType: .video)
-        isRecording = true
-        changed()
-        let wanted = preferences.string(PreferenceKey.microphone)
-        let movies = self.movies
-        let started = await Task.detached { () -> (AudioDataOutput?, CaptureError?, CaptureError?) in
-            _ = library
-            mkdirs(folder)
-            var sound: AudioDataOutput?
-            var soundError: CaptureError?
-            let discovery = Microphone.DiscoverySession()
-            let microphone = wanted.isEmpty ? discovery.defaultDevice : discovery.devices.first { $0.uniqueID == wanted } ?? discovery.defaultDevice
-            if let microphone {
-                let output = AudioDataOutput(settings: .init(channels: microphone.nativeChannelCount >= 2 ? .stereo : .mono, microphoneID: microphone.uniqueID))
-                do throws(CaptureError) {
-                    try await output.start()
-                    sound = output
-                } catch {
-                    soundError = error
-                }
-            } else {
-                soundError = discovery.unavailableReason ?? .noMicrophone
-            }
-            movies.recordSound(from: sound)
-            do throws(CaptureError) {
-                try await movies.startRecording(to: path, timeout: 10)
-                return (sound, soundError, nil)
-            } catch {
-                sound?.stop()
-                return (nil, soundError, error)
-            }
-        }.value
-        if let failure = started.2 {
-            isRecording = false
-            recordingPhase = .idle
-            changed()
-            onToast(CameraWords.translate("The video could not be started: %@", CameraWords.reason(failure)))
-            return
-        }
-        sound = started.0
-        if started.1 != nil, !saidNoMicrophone {
-            saidNoMicrophone = true
-            onToast(L("No microphone: the video is recorded without sound."))
-        }
-        recordingPhase = .recording
-        isRecordingPaused = false
-        onInhibitSuspend(true)
-        changed()
-        if stopWhenStarted { await stopRecording() }
-    }
-
-    /// Stops the recording, finishes the file and adds it to the library.
-    public func stopRecording() async {
-        if recordingPhase == .starting { stopWhenStarted = true }
-        guard recordingPhase == .recording else { return }
-        recordingPhase = .stopping
-        defer { recordingPhase = .idle }
-        let movies = self.movies
-        let summary = await movies.stopRecording()
-        sound?.stop()
-        sound = nil
-        isRecording = false
-        isRecordingPaused = false
-        onInhibitSuspend(false)
-        changed()
-        if let error = movies.lastError, !(error.isLimit) {
-            onToast(CameraWords.translate("The video stopped early: %@", CameraWords.reason(error)))
-        }
-        guard let summary, summary.frameCount > 0 else { return }
-        guard let library = await openLibrary() else {
-            if let error = libraryError { onToast(CameraWords.translate("The video was not added to the library: %@", CameraWords.reason(error))) }
-            return
-        }
-        do {
-            let ids = try await Self.addVideo(summary.path, to: library)
-            if let id = ids.first, let asset = try await library.asset(id: id) {
-                newestItem = asset.path
-                newestThumbnail = try? await library.thumbnail(for: id, size: .normal)
-            } else {
-                newestItem = summary.path
-            }
-            changed()
-        } catch {
-            onToast(CameraWords.translate("The video was not added to the library: %@", CameraWords.reason(error)))
-        }
-    }
-
-    /// Indexes a finished recording that already lies in the videos folder.
-    nonisolated static func addVideo(_ path: String, to library: PhotoLibrary) async throws(LibraryError) -> [String] {
-        try await library.performChanges { $0.createAsset(fromVideoFile: path, moving: true) }
-    }
-
-    /// Pauses or resumes the recording (the pause leaves no gap in the movie).
-    public func togglePause() {
-        guard recordingPhase == .recording else { return }
-        if isRecordingPaused { movies.resumeRecording() } else { movies.pauseRecording() }
-        isRecordingPaused.toggle()
-        changed()
-    }
-
-    /// Seconds recorded so far (paused time excluded).
-    public var recordedSeconds: Double { movies.recordedDuration }
-
-    // MARK: Library
-
-    /// Opens the library once, off the main thread (opening reconciles the folders with the index).
-    @discardableResult
-    /// The library, opened on first use (off the main thread); nil when it cannot be, with the
-    /// reason in `libraryError` for the caller to say in its own words. Tried again at each use,
-    /// so a folder made writable meanwhile works without a restart.
-    func openLibrary() async -> PhotoLibrary? {
-        if let library { return library }
-        let location = libraryLocation
-        let opened = await Task.detached { () -> Result<PhotoLibrary, LibraryError> in
-            do throws(LibraryError) { return .success(try PhotoLibrary(location: location)) } catch { return .failure(error) }
-        }.value
-        if let library { return library }
-        switch opened {
-        case let .success(library):
-            self.library = library
-            libraryError = nil
-            if newestItem == nil, let newest = try? await library.assets(limit: 1).first {
-                newestItem = newest.path
-                newestThumbnail = try? await library.thumbnail(for: newest.id, size: .normal)
-                changed()
-            }
-            return library
-        case let .failure(error):
-            libraryError = error
-            return nil
-        }
     }
 
     // MARK: Helpers

@@ -1,0 +1,36 @@
+import Capture
+import Glibc
+import Media
+import PhotoLibrary
+
+/// The photo library, opened on first use off the main thread.
+extension CameraModel {
+
+    /// Opens the library once, off the main thread (opening reconciles the folders with the index).
+    @discardableResult
+    /// The library, opened on first use (off the main thread); nil when it cannot be, with the
+    /// reason in `libraryError` for the caller to say in its own words. Tried again at each use,
+    /// so a folder made writable meanwhile works without a restart.
+    func openLibrary() async -> PhotoLibrary? {
+        if let library { return library }
+        let location = libraryLocation
+        let opened = await Task.detached { () -> Result<PhotoLibrary, LibraryError> in
+            do throws(LibraryError) { return .success(try PhotoLibrary(location: location)) } catch { return .failure(error) }
+        }.value
+        if let library { return library }
+        switch opened {
+        case let .success(library):
+            self.library = library
+            libraryError = nil
+            if newestItem == nil, let newest = try? await library.assets(limit: 1).first {
+                newestItem = newest.path
+                newestThumbnail = try? await library.thumbnail(for: newest.id, size: .normal)
+                changed()
+            }
+            return library
+        case let .failure(error):
+            libraryError = error
+            return nil
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Capture
+import Glibc
+import Media
+import PhotoLibrary
+
+/// Recording a video into the library: sound from the chosen microphone, pause, the suspend
+/// inhibition, and the finished movie indexed.
+extension CameraModel {
+
+    /// Starts a recording into the library's videos folder, with sound from the chosen (or
+    /// default) microphone when there is one.
+    func startRecording() async {
+        guard screen == .preview, !isDisconnected, recordingPhase == .idle else { return }
+        recordingPhase = .starting
+        stopWhenStarted = false
+        guard let library = await openLibrary() else {
+            if let error = libraryError { onToast(CameraWords.translate("The video could not be started: %@", CameraWords.reason(error))) }
+            recordingPhase = .idle
+            return
+        }
+        let folder = libraryLocation.videos
+        let now = Double(time(nil))
+        let path = folder + "/" + PhotoLibrary.fileName(date: now, extension: "mp4", mediaType: .video)
+        isRecording = true
+        changed()
+        let wanted = preferences.string(PreferenceKey.microphone)
+        let movies = self.movies
+        let started = await Task.detached { () -> (AudioDataOutput?, CaptureError?, CaptureError?) in
+            _ = library
+            mkdirs(folder)
+            var sound: AudioDataOutput?
+            var soundError: CaptureError?
+            let discovery = Microphone.DiscoverySession()
+            let microphone = wanted.isEmpty ? discovery.defaultDevice : discovery.devices.first { $0.uniqueID == wanted } ?? discovery.defaultDevice
+            if let microphone {
+                let output = AudioDataOutput(settings: .init(channels: microphone.nativeChannelCount >= 2 ? .stereo : .mono, microphoneID: microphone.uniqueID))
+                do throws(CaptureError) {
+                    try await output.start()
+                    sound = output
+                } catch {
+                    soundError = error
+                }
+            } else {
+                soundError = discovery.unavailableReason ?? .noMicrophone
+            }
+            movies.recordSound(from: sound)
+            do throws(CaptureError) {
+                try await movies.startRecording(to: path, timeout: 10)
+                return (sound, soundError, nil)
+            } catch {
+                sound?.stop()
+                return (nil, soundError, error)
+            }
+        }.value
+        if let failure = started.2 {
+            isRecording = false
+            recordingPhase = .idle
+            changed()
+            onToast(CameraWords.translate("The video could not be started: %@", CameraWords.reason(failure)))
+            return
+        }
+        sound = started.0
+        if started.1 != nil, !saidNoMicrophone {
+            saidNoMicrophone = true
+            onToast(L("No microphone: the video is recorded without sound."))
+        }
+        recordingPhase = .recording
+        isRecordingPaused = false
+        onInhibitSuspend(true)
+        changed()
+        if stopWhenStarted { await stopRecording() }
+    }
+
+    /// Stops the recording, finishes the file and adds it to the library.
+    public func stopRecording() async {
+        if recordingPhase == .starting { stopWhenStarted = true }
+        guard recordingPhase == .recording else { return }
+        recordingPhase = .stopping
+        defer { recordingPhase = .idle }
+        let movies = self.movies
+        let summary = await movies.stopRecording()
+        sound?.stop()
+        sound = nil
+        isRecording = false
+        isRecordingPaused = false
+        onInhibitSuspend(false)
+        changed()
+        if let error = movies.lastError, !(error.isLimit) {
+            onToast(CameraWords.translate("The video stopped early: %@", CameraWords.reason(error)))
+        }
+        guard let summary, summary.frameCount > 0 else { return }
+        guard let library = await openLibrary() else {
+            if let error = libraryError { onToast(CameraWords.translate("The video was not added to the library: %@", CameraWords.reason(error))) }
+            return
+        }
+        do {
+            let ids = try await Self.addVideo(summary.path, to: library)
+            if let id = ids.first, let asset = try await library.asset(id: id) {
+                newestItem = asset.path
+                newestThumbnail = try? await library.thumbnail(for: id, size: .normal)
+            } else {
+                newestItem = summary.path
+            }
+            changed()
+        } catch {
+            onToast(CameraWords.translate("The video was not added to the library: %@", CameraWords.reason(error)))
+        }
+    }
+
+    /// Indexes a finished recording that already lies in the videos folder.
+    nonisolated static func addVideo(_ path: String, to library: PhotoLibrary) async throws(LibraryError) -> [String] {
+        try await library.performChanges { $0.createAsset(fromVideoFile: path, moving: true) }
+    }
+
+    /// Pauses or resumes the recording (the pause leaves no gap in the movie).
+    public func togglePause() {
+        guard recordingPhase == .recording else { return }
+        if isRecordingPaused { movies.resumeRecording() } else { movies.pauseRecording() }
+        isRecordingPaused.toggle()
+        changed()
+    }
+
+    /// Seconds recorded so far (paused time excluded).
+    public var recordedSeconds: Double { movies.recordedDuration }
+}
