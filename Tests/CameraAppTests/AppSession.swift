@@ -40,13 +40,18 @@ final class AppSession: @unchecked Sendable {
         try #require(compiled.status == 0, "the schema does not compile: \(compiled.stderr)")
         try AppSession.writeKeyfile(preferences, in: folder.path("config"))
         xvfb = try BackgroundProcess(["/usr/bin/Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
-        try #require(xvfb.waitForOutput(containing: "\n", seconds: 20), "Xvfb did not start: \(xvfb.errors)")
+        try #require(xvfb.waitForOutput(containing: "\n", seconds: 30), "Xvfb did not start: \(xvfb.errors)")
         display = ":" + xvfb.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Clients connect only once the server answers one (an accessibility registry that came
+        // first on a busy machine gave up with "Cannot open default display").
+        let server = display
+        let answering = waitFor(seconds: 30) { (try? runTool("xdotool", ["getdisplaygeometry"], environment: ["DISPLAY": server]))?.status == 0 }
+        try #require(answering, "Xvfb on \(server) does not answer: \(xvfb.errors)")
         // Services the bus starts (the accessibility bus among them) get this session's own folders.
         mkdir(folder.path("runtime"), 0o700)
         bus = try BackgroundProcess(["/usr/bin/dbus-daemon", "--session", "--nofork", "--print-address=1"],
                                     environment: ["DISPLAY": display, "XDG_RUNTIME_DIR": folder.path("runtime"), "XDG_CACHE_HOME": folder.path("cache")])
-        try #require(bus.waitForOutput(containing: "\n", seconds: 20), "dbus-daemon did not start: \(bus.errors)")
+        try #require(bus.waitForOutput(containing: "\n", seconds: 30), "dbus-daemon did not start: \(bus.errors)")
         busAddress = bus.output.trimmingCharacters(in: .whitespacesAndNewlines)
         // The accessibility bus and its registry, up before the app starts: left to start on
         // demand, the app sometimes registered before the registry could hear it, and stayed
@@ -54,7 +59,7 @@ final class AppSession: @unchecked Sendable {
         let accessibilityEnvironment = ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": busAddress, "XDG_RUNTIME_DIR": folder.path("runtime")]
         accessibilityBus = try BackgroundProcess(["/usr/libexec/at-spi-bus-launcher", "--launch-immediately"], environment: accessibilityEnvironment)
         var a11yAddress = ""
-        _ = waitFor(seconds: 20) {
+        _ = waitFor(seconds: 30) {
             let answer = try? runTool("gdbus", ["call", "--session", "--dest", "org.a11y.Bus", "--object-path", "/org/a11y/bus", "--method", "org.a11y.Bus.GetAddress"],
                                       environment: accessibilityEnvironment)
             a11yAddress = answer?.stdout.split(separator: "'").dropFirst().first.map(String.init) ?? ""
@@ -62,7 +67,7 @@ final class AppSession: @unchecked Sendable {
         }
         try #require(!a11yAddress.isEmpty, "the accessibility bus did not start: \(accessibilityBus?.errors ?? "")")
         registry = try BackgroundProcess(["/usr/libexec/at-spi2-registryd"], environment: accessibilityEnvironment)
-        let registered = waitFor(seconds: 20) {
+        let registered = waitFor(seconds: 30) {
             let answer = try? runTool("gdbus", ["call", "--address", a11yAddress, "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
                                                 "--method", "org.freedesktop.DBus.NameHasOwner", "org.a11y.atspi.Registry"])
             return answer?.stdout.contains("true") == true

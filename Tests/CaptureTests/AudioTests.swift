@@ -197,18 +197,19 @@ extension VirtualCameraSuites {
             server.freeze(true)
             var thawed = false
             defer { if !thawed { server.freeze(false) } }
-            // Each costs its timeout of 0.3 s: at least that, and less than the 2 s default it
-            // was not given (a busy machine adds to the 0.3 s, not a hang).
+            // Each costs its timeout of 0.3 s: at least that, and the error names the 0.3 s it was
+            // given (not the 2-s default). No upper bound: a busy machine adds to the wait, and a
+            // hang would not return at all.
             var begin = monotonicNow()
             let discovery = Microphone.DiscoverySession(timeout: .milliseconds(300))
             #expect(discovery.devices.isEmpty && discovery.unavailableReason == .soundServerNotResponding(seconds: 0.3))
             var took = monotonicNow() - begin
-            #expect(took >= 300_000_000 && took < 2_000_000_000, "discovery took \(Double(took) / 1e9) s")
+            #expect(took >= 300_000_000, "discovery took \(Double(took) / 1e9) s")
             begin = monotonicNow()
             let output = AudioDataOutput(settings: .init(timeout: .milliseconds(300)))
             await #expect(throws: CaptureError.soundServerNotResponding(seconds: 0.3)) { try await output.start() }
             took = monotonicNow() - begin
-            #expect(took >= 300_000_000 && took < 2_000_000_000, "start took \(Double(took) / 1e9) s")
+            #expect(took >= 300_000_000, "start took \(Double(took) / 1e9) s")
             server.freeze(false)
             thawed = true
 
