@@ -72,11 +72,9 @@ struct AppStateTests {
     @Test("a full disk: the photo is not saved, a toast says why, nothing half-written is left; with space again the next photo is saved")
     func diskFull() throws {
         let session = try AppSession()
-        let library = session.folder.path("small")
-        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
-        let mounted = try runTool("mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", library])
-        try #require(mounted.status == 0, "cannot mount a small tmpfs: \(mounted.stderr)")
-        defer { _ = try? runTool("umount", ["-l", library]) }
+        let disk = try SmallDisk(at: session.folder.path("small"), size: "2m")
+        defer { disk.unmount() }
+        let library = disk.path
         session.environment["PINHOLE_LIBRARY"] = library
         try session.launch()
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
@@ -96,11 +94,9 @@ struct AppStateTests {
     @Test("a library on a read-only disk: a toast says the library cannot be opened and why, and the shutter says the photo was not saved")
     func readOnlyLibrary() throws {
         let session = try AppSession()
-        let library = session.folder.path("readonly")
-        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
-        let mounted = try runTool("mount", ["-t", "tmpfs", "-o", "size=1m,ro", "tmpfs", library])
-        try #require(mounted.status == 0, "cannot mount a read-only tmpfs: \(mounted.stderr)")
-        defer { _ = try? runTool("umount", ["-l", library]) }
+        let disk = try SmallDisk(at: session.folder.path("readonly"), size: "1m", readOnly: true)
+        defer { disk.unmount() }
+        let library = disk.path
         session.environment["PINHOLE_LIBRARY"] = library
         try session.launch()
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))

@@ -141,10 +141,9 @@ extension VirtualCameraSuites {
             let idle = MovieFileOutput()
             await #expect(throws: CaptureError.self) { try await idle.startRecording(to: folder.path("never.mp4"), timeout: 1) }
             #expect(!idle.isRecording)
-            let mountPoint = folder.path("small")
-            try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-            try #require(try runTool("mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mountPoint]).status == 0)
-            defer { _ = try? runTool("umount", [mountPoint]) }
+            let disk = try SmallDisk(at: folder.path("small"), size: "2m")
+            defer { disk.unmount() }
+            let mountPoint = disk.path
             let output = MovieFileOutput()
             output.minFreeDiskSpaceLimit = 1_950_000
             output.options = .init(quality: .constantRateFactor(0))

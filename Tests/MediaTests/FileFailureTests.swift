@@ -30,11 +30,9 @@ struct FileFailureTests {
     @Test("a full disk is .diskFull, wherever the write fails")
     func fullDisk() throws {
         let folder = try TemporaryDirectory()
-        let mountPoint = folder.path("small")
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        let mounted = try runTool("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mountPoint])
-        try #require(mounted.status == 0, "cannot mount a small tmpfs: \(mounted.stderr)")
-        defer { _ = try? runTool("umount", [mountPoint]) }
+        let disk = try SmallDisk(at: folder.path("small"), size: "64k")
+        defer { disk.unmount() }
+        let mountPoint = disk.path
         #expect(throws: MediaError.io(path: mountPoint + "/big.bin", failure: .diskFull)) {
             try AtomicFile.write([UInt8](repeating: 7, count: 256 << 10), to: mountPoint + "/big.bin")
         }

@@ -351,11 +351,9 @@ struct LibraryFaultTests {
     func fullDisk() throws {
         let folder = try TemporaryDirectory()
         var env = try isolatedEnvironment(folder)
-        let mountPoint = folder.path("small")
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        let mounted = try runTool("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint])
-        try #require(mounted.status == 0, "cannot mount a small tmpfs: \(mounted.stderr)")
-        defer { _ = try? runTool("umount", [mountPoint]) }
+        let disk = try SmallDisk(at: folder.path("small"), size: "256k")
+        defer { disk.unmount() }
+        let mountPoint = disk.path
         env["PINHOLE_LIBRARY"] = mountPoint + "/library"
         let big = try folder.file("big.png", PNGCodec.encode(SyntheticImage.photoLike(width: 600, height: 400), compression: .fast)).path
         let result = try pinhole(["library", "import", big], environment: env)

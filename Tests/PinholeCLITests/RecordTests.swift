@@ -100,11 +100,9 @@ extension CLITests {
     func recordFullDisk() throws {
         let folder = try TemporaryDirectory()
         let env = try isolatedEnvironment(folder)
-        let mountPoint = folder.path("small")
-        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: true)
-        let mounted = try runTool("mount", ["-t", "tmpfs", "-o", "size=120k", "tmpfs", mountPoint])
-        try #require(mounted.status == 0, "cannot mount a small tmpfs: \(mounted.stderr)")
-        defer { _ = try? runTool("umount", [mountPoint]) }
+        let disk = try SmallDisk(at: folder.path("small"), size: "120k")
+        defer { disk.unmount() }
+        let mountPoint = disk.path
         let path = mountPoint + "/full.mp4"
         // Lossless (CRF 0) 1080p frames of the test pattern fill 120 kB in about three seconds.
         let result = try pinhole(["record", "--device", "test", "--size", "1920x1080", "--quality", "0", "--no-audio", "--duration", "60", "-o", path],
