@@ -39,7 +39,10 @@ final class AppSession: @unchecked Sendable {
         let compiled = try runTool("glib-compile-schemas", ["--strict", "--targetdir=" + schemas, AppSession.repository + "/data"])
         try #require(compiled.status == 0, "the schema does not compile: \(compiled.stderr)")
         try AppSession.writeKeyfile(preferences, in: folder.path("config"))
-        xvfb = try BackgroundProcess(["/usr/bin/Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+        // -noreset: by default Xvfb resets itself when its last client leaves, and a client that
+        // connects during that reset is refused (the probe below left, and the accessibility
+        // registry, connecting next, died with "Cannot open default display" on a busy CI run).
+        xvfb = try BackgroundProcess(["/usr/bin/Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset"])
         try #require(xvfb.waitForOutput(containing: "\n", seconds: 30), "Xvfb did not start: \(xvfb.errors)")
         display = ":" + xvfb.output.trimmingCharacters(in: .whitespacesAndNewlines)
         // Clients connect only once the server answers one (an accessibility registry that came
@@ -66,13 +69,18 @@ final class AppSession: @unchecked Sendable {
             return !a11yAddress.isEmpty
         }
         try #require(!a11yAddress.isEmpty, "the accessibility bus did not start: \(accessibilityBus?.errors ?? "")")
-        registry = try BackgroundProcess(["/usr/libexec/at-spi2-registryd"], environment: accessibilityEnvironment)
-        let registered = waitFor(seconds: 30) {
+        var registryProcess = try BackgroundProcess(["/usr/libexec/at-spi2-registryd"], environment: accessibilityEnvironment)
+        let registered = try waitFor(seconds: 30) {
+            // A registry that exited (it gives up at once when the display refuses it) is started again.
+            if registryProcess.hasExited {
+                registryProcess = try BackgroundProcess(["/usr/libexec/at-spi2-registryd"], environment: accessibilityEnvironment)
+            }
             let answer = try? runTool("gdbus", ["call", "--address", a11yAddress, "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
                                                 "--method", "org.freedesktop.DBus.NameHasOwner", "org.a11y.atspi.Registry"])
             return answer?.stdout.contains("true") == true
         }
-        try #require(registered, "the accessibility registry did not start: \(registry?.errors ?? "")")
+        registry = registryProcess
+        try #require(registered, "the accessibility registry did not start: \(registryProcess.errors)")
         control = folder.path("control")
         try #require(mkfifo(control, 0o600) == 0)
         environment = ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": busAddress, "GSK_RENDERER": "cairo", "GDK_BACKEND": "x11",

@@ -163,6 +163,14 @@ public final class BackgroundProcess: @unchecked Sendable {
         return false
     }
 
+    /// Whether the program has exited by itself (it is then reaped; `errors` still holds what it said).
+    public var hasExited: Bool {
+        guard running else { return true }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid { running = false }
+        return !running
+    }
+
     /// Records that the program was reaped elsewhere.
     func markExited() { running = false }
 

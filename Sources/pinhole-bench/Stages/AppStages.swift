@@ -455,7 +455,7 @@ final class HeadlessSession {
         _ = try AtomicFile.write(Array(keyfile.utf8), to: folder + "/config/glib-2.0/settings/keyfile")
 
         let base = HeadlessSession.inheritedEnvironment()
-        xvfb = try ChildProcess(["Xvfb", "-displayfd", "1", "-screen", "0", "1920x1080x24", "-nolisten", "tcp"], environment: base,
+        xvfb = try ChildProcess(["Xvfb", "-displayfd", "1", "-screen", "0", "1920x1080x24", "-nolisten", "tcp", "-noreset"], environment: base,
                                 errorPath: folder + "/xvfb.txt", standardOutput: .pipe)
         guard let number = xvfb.readLine(timeout: 20), !number.trimmed.isEmpty else {
             xvfb.stop()
