@@ -48,3 +48,13 @@ static inline void pinhole_set_accessible_label(gpointer widget, const char *lab
 }
 /// A state-less GSimpleAction's parameter type "s".
 static inline const GVariantType *pinhole_variant_type_string(void) { return G_VARIANT_TYPE_STRING; }
+
+/// Prints `text` on the standard output of the program that gave the command line (this one, or
+/// a second `pinhole-camera` whose command line reached the running one): g_application_command_line_print is variadic.
+static inline void pinhole_command_line_print(GApplicationCommandLine *line, const char *text) {
+    g_application_command_line_print(line, "%s", text);
+}
+/// The same on its standard error.
+static inline void pinhole_command_line_printerr(GApplicationCommandLine *line, const char *text) {
+    g_application_command_line_printerr(line, "%s", text);
+}

@@ -21,13 +21,18 @@ public final class GalleryModel {
     /// The library could not be read (one line, for a toast).
     public var onError: (String) -> Void = { _ in }
 
+    /// The only kind of item shown, whatever the filter (a picker for photos); nil shows both.
+    public let mediaType: Asset.MediaType?
     private let open: @MainActor () async -> PhotoLibrary?
     private var library: PhotoLibrary?
     private var watcher: Task<Void, Never>?
-    private var loading: Task<Void, Never>?
 
-    /// A gallery over the library `open` gives (opened on first use).
-    init(open: @escaping @MainActor () async -> PhotoLibrary?) { self.open = open }
+    /// A gallery over the library `open` gives (opened on first use), of `mediaType`'s items only
+    /// when given.
+    init(mediaType: Asset.MediaType? = nil, open: @escaping @MainActor () async -> PhotoLibrary?) {
+        self.mediaType = mediaType
+        self.open = open
+    }
 
     /// Starts showing the library and following its changes (the gallery page appeared).
     public func start() {
@@ -61,9 +66,10 @@ public final class GalleryModel {
     func reload() async {
         guard let library else { return }
         let filter = self.filter
+        let kind = mediaType ?? (filter == .photos ? .photo : filter == .videos ? .video : nil)
         do throws(LibraryError) {
             // The library is an actor: the query runs on its executor, not on the main thread.
-            apply(try await library.assets(mediaType: filter == .photos ? .photo : filter == .videos ? .video : nil, favoritesOnly: filter == .favorites))
+            apply(try await library.assets(mediaType: kind, favoritesOnly: filter == .favorites))
         } catch {
             onError(CameraWords.translate("The photo library cannot be read: %@", CameraWords.reason(error)))
         }
@@ -96,16 +102,18 @@ public final class GalleryModel {
         await reload()
     }
 
-    /// Moves the item to the freedesktop Trash (Undo puts it back as it was); true when moved.
-    public func delete(_ asset: Asset) async -> Bool {
-        guard let library else { return false }
+    /// Moves the items to the freedesktop Trash, all or none (Undo puts them back as they
+    /// were); true when moved.
+    public func delete(_ assets: [Asset]) async -> Bool {
+        guard let library, !assets.isEmpty else { return false }
+        let ids = assets.map(\.id)
         do throws(LibraryError) {
-            try await library.delete(ids: [asset.id])
+            try await library.delete(ids: ids)
         } catch {
             onError(CameraWords.translate("It could not be moved to the Trash: %@", CameraWords.reason(error)))
             return false
         }
-        lastDeleted = [asset.id]
+        lastDeleted = ids
         await reload()
         return true
     }

@@ -19,12 +19,21 @@ final class CameraApplication {
     private var inhibitCookie: UInt32 = 0
     /// The viewer's actions, enabled only while it is shown.
     private var viewerActions: [OpaquePointer] = []
+    /// The camera page's actions with single-key shortcuts (Space, Enter, V, C, …), enabled only
+    /// while it is shown: elsewhere those keys belong to the gallery's grid.
+    private var cameraActions: [OpaquePointer] = []
     private var settings: SettingsStore?
+    /// Pickers open for other programs (`--pick`), each until its choice is made.
+    private var pickers: [ObjectIdentifier: PickerWindow] = [:]
+    /// The exit status of a `--pick` run in this very process (GApplication takes the command
+    /// line handler's status only before the main loop runs, and the choice comes after).
+    private var localExitStatus: Int32?
 
     init() {
-        app = adw_application_new(CameraApplication.id, G_APPLICATION_DEFAULT_FLAGS)
+        app = adw_application_new(CameraApplication.id, G_APPLICATION_HANDLES_COMMAND_LINE)
         connect(UnsafeMutableRawPointer(app), "startup") { [weak self] in self?.startup() }
         connect(UnsafeMutableRawPointer(app), "activate") { [weak self] in self?.activate() }
+        connectCommandLine(UnsafeMutableRawPointer(app)) { [weak self] line in self?.commandLine(line) ?? 0 }
         connect(UnsafeMutableRawPointer(app), "shutdown") { [weak self] in self?.shutdown() }
         // SIGTERM and SIGINT (a logout, Ctrl-C in a terminal) quit as Ctrl+Q does: a recording is finished.
         for signal in [SIGTERM, SIGINT] {
@@ -35,9 +44,55 @@ final class CameraApplication {
         }
     }
 
-    /// Runs the main loop until the last window closes.
+    /// Runs the main loop until the last window closes; the exit status.
     func run() -> Int32 {
-        g_application_run(cast(app), CommandLine.argc, CommandLine.unsafeArgv)
+        let status = g_application_run(cast(app), CommandLine.argc, CommandLine.unsafeArgv)
+        return localExitStatus ?? status
+    }
+
+    /// A command line, this process's or a second `pinhole-camera`'s (which waits, and exits
+    /// with the status set here, once `line` is let go).
+    private func commandLine(_ line: UnsafeMutablePointer<GApplicationCommandLine>) -> Int32 {
+        var count: Int32 = 0
+        let argv = g_application_command_line_get_arguments(line, &count)
+        defer { g_strfreev(argv) }
+        let arguments = (1..<max(1, Int(count))).compactMap { argv?[$0].map { String(cString: $0) } }
+        switch LaunchRequest.parse(arguments) {
+        case .camera:
+            g_application_activate(cast(app))
+            return 0
+        case let .help(text):
+            pinhole_command_line_print(line, text)
+            return 0
+        case let .invalid(message):
+            pinhole_command_line_printerr(line, "pinhole-camera: " + message + "\n")
+            return LaunchRequest.usageStatus
+        case let .pick(request):
+            pick(request, for: line)
+            return 0
+        }
+    }
+
+    /// Opens a picker; the chosen paths go to the standard output of the command line that
+    /// asked, which ends with status 0, or 1 when nothing was chosen.
+    private func pick(_ request: PickRequest, for line: UnsafeMutablePointer<GApplicationCommandLine>) {
+        guard let model else { return }
+        g_object_ref(UnsafeMutableRawPointer(line))
+        g_application_hold(cast(app))
+        let isLocal = g_application_command_line_get_is_remote(line) == 0
+        var key: ObjectIdentifier?
+        let picker = PickerWindow(gallery: model.makeGallery(of: request.mediaType), request: request) { [weak self] paths in
+            let status = paths == nil ? LaunchRequest.cancelledStatus : 0
+            if let paths { pinhole_command_line_print(line, PickRequest.output(for: paths)) }
+            g_application_command_line_set_exit_status(line, status)
+            g_object_unref(UnsafeMutableRawPointer(line))
+            guard let self else { return }
+            if isLocal { self.localExitStatus = status }
+            if let key { self.pickers[key] = nil }
+            g_application_release(cast(self.app))
+        }
+        key = ObjectIdentifier(picker)
+        pickers[ObjectIdentifier(picker)] = picker
     }
 
     private var gtkApp: UnsafeMutablePointer<GtkApplication> { cast(app) }
@@ -72,8 +127,9 @@ final class CameraApplication {
         if window == nil, let model {
             let window = CameraWindow(application: gtkApp, model: model)
             self.window = window
-            window.onPageChange = { [viewerActions] page in
+            window.onPageChange = { [viewerActions, cameraActions] page in
                 for action in viewerActions { setEnabled(action, page == .viewer) }
+                for action in cameraActions { setEnabled(action, page == .camera) }
             }
             model.start()
         }
@@ -109,7 +165,18 @@ final class CameraApplication {
 
     private func addActions(_ model: CameraModel) {
         let map = UnsafeMutableRawPointer(app)
-        addAction(map, "shutter") { _ in model.shutter() }
+        cameraActions = [
+            addAction(map, "shutter") { _ in model.shutter() },
+            addAction(map, "burst") { _ in model.burst() },
+            addAction(map, "pause") { _ in model.togglePause() },
+            addAction(map, "switch-camera") { _ in model.switchCamera() },
+            addAction(map, "toggle-mode") { _ in model.setMode(model.mode == .photo ? .video : .photo) },
+            addAction(map, "cycle-timer") { _ in
+                let steps = [0, 3, 5, 10]
+                model.setCountdown(steps[((steps.firstIndex(of: model.countdown) ?? 0) + 1) % steps.count])
+            },
+            addAction(map, "toggle-grid") { _ in model.setGrid(!model.showsGrid) },
+        ]
         addAction(map, "take-photo") { _ in
             model.setMode(.photo)
             model.shutter()
@@ -118,22 +185,16 @@ final class CameraApplication {
             model.setMode(.video)
             model.shutter()
         }
-        addAction(map, "burst") { _ in model.burst() }
-        addAction(map, "pause") { _ in model.togglePause() }
-        addAction(map, "switch-camera") { _ in model.switchCamera() }
         addAction(map, "mode", parameter: true) { value in model.setMode(CaptureMode(rawValue: value ?? "") ?? .photo) }
-        addAction(map, "toggle-mode") { _ in model.setMode(model.mode == .photo ? .video : .photo) }
         addAction(map, "flash", parameter: true) { value in model.setFlash(FlashSetting(rawValue: value ?? "") ?? .off) }
         addAction(map, "timer", parameter: true) { value in model.setCountdown(Int(value ?? "") ?? 0) }
-        addAction(map, "cycle-timer") { _ in
-            let steps = [0, 3, 5, 10]
-            model.setCountdown(steps[((steps.firstIndex(of: model.countdown) ?? 0) + 1) % steps.count])
-        }
-        addAction(map, "toggle-grid") { _ in model.setGrid(!model.showsGrid) }
         addAction(map, "filter", parameter: true) { value in model.setFilter(LiveFilter(rawValue: value ?? "") ?? .none) }
-        // Escape: back from the viewer or the gallery, else cancel a running self-timer.
+        // Escape: let go of the gallery's selection, else back from the viewer or the gallery,
+        // else cancel a running self-timer.
         addAction(map, "cancel") { [weak self] _ in
-            if let window = self?.window, window.page != .camera { window.back() } else { model.cancelCountdown() }
+            guard let window = self?.window, window.page != .camera else { return model.cancelCountdown() }
+            if window.page == .gallery, window.gallery.unselectAll() { return }
+            window.back()
         }
         addAction(map, "use-test-camera") { _ in model.useTestCameras() }
         addAction(map, "retry") { _ in model.retry() }
@@ -157,12 +218,10 @@ final class CameraApplication {
             addAction(map, "viewer-zoom-fit") { [weak self] _ in self?.window?.viewer.zoomToFit() },
             addAction(map, "viewer-toggle-zoom") { [weak self] _ in self?.window?.viewer.toggleZoom() },
             addAction(map, "viewer-favorite") { [weak self] _ in self?.window?.viewer.toggleFavorite() },
-            addAction(map, "viewer-delete") { [weak self] _ in
-                guard let window = self?.window else { return }
-                window.viewer.deleteShown(onDeleted: { [weak window] in window?.toast(L("Moved to Trash"), undo: "app.undo-delete") },
-                                          onEmpty: { [weak window] in window?.show(.gallery) })
-            },
+            addAction(map, "viewer-delete") { [weak self] _ in self?.window?.deleteShown() },
         ]
+        // Delete: the viewer's item, or the gallery's selection.
+        addAction(map, "delete") { [weak self] _ in self?.window?.deleteShown() }
         addAction(map, "undo-delete") { _ in Task { await model.gallery.undoDelete() } }
         for action in viewerActions { setEnabled(action, false) }
         addAction(map, "about") { [weak self] _ in self?.showAbout() }
@@ -182,7 +241,7 @@ final class CameraApplication {
         setAccels(gtkApp, "app.viewer-zoom-in", ["<Control>plus", "<Control>equal", "<Control>KP_Add"])
         setAccels(gtkApp, "app.viewer-zoom-out", ["<Control>minus", "<Control>KP_Subtract"])
         setAccels(gtkApp, "app.viewer-zoom-fit", ["<Control>0"])
-        setAccels(gtkApp, "app.viewer-delete", ["Delete"])
+        setAccels(gtkApp, "app.delete", ["Delete"])
         setAccels(gtkApp, "app.viewer-favorite", ["f"])
         setAccels(gtkApp, "app.cycle-timer", ["t"])
         setAccels(gtkApp, "app.burst", ["b"])

@@ -167,15 +167,19 @@ final class AppSession: @unchecked Sendable {
         // Xvfb runs no window manager: nothing gives the focus back when a dialog closes, and
         // windowactivate (a request to the window manager) does nothing, so set it directly.
         _ = try runTool("xdotool", ["windowfocus", "--sync", window], environment: ["DISPLAY": display])
-        let result = try runTool("xdotool", ["key", "--window", window, name], environment: ["DISPLAY": display])
+        // To the focused window, not `--window`: a key that closes its window (Enter or Escape in
+        // a picker) made xdotool fail with BadWindow between press and release, and the key, left
+        // down, repeated into the next window.
+        let result = try runTool("xdotool", ["key", name], environment: ["DISPLAY": display])
         #expect(result.status == 0, "\(result.stderr)")
         usleep(500_000)  // xdotool input closer than ~250 ms to the previous one is lost
     }
 
-    /// Clicks at window coordinates.
-    func click(x: Int, y: Int) throws {
+    /// Clicks at window coordinates (`count` 2: a double-click).
+    func click(x: Int, y: Int, count: Int = 1) throws {
         let window = try #require(windowID())
-        let result = try runTool("xdotool", ["mousemove", "--window", window, String(x), String(y), "click", "1"], environment: ["DISPLAY": display])
+        let result = try runTool("xdotool", ["mousemove", "--window", window, String(x), String(y), "click", "--repeat", String(count), "--delay", "80", "1"],
+                                 environment: ["DISPLAY": display])
         #expect(result.status == 0, "\(result.stderr)")
         usleep(500_000)
     }

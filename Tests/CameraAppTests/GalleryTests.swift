@@ -95,7 +95,7 @@ struct GalleryTests {
         let order = try Self.index(session, "SELECT media_type FROM assets ORDER BY created DESC, id").split(separator: "\n").map(String.init)
         let video = try #require(order.firstIndex(of: "video"), "\(order)")
         let photo = try #require(order.indices.first { order[$0] == "photo" }, "\(order)")
-        try session.click(x: 100, y: 130)
+        try session.click(x: 100, y: 130, count: 2)
         #expect(try AppStateTests.shows(session, "1 of 3"))
         /// Steps with the arrow keys from item `from` to item `to` (0-based), checking each step.
         func step(from: Int, to: Int) throws {
@@ -154,7 +154,7 @@ struct GalleryTests {
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
         try session.key("ctrl+g")
         #expect(try waitFor(seconds: 30) { try Self.cells(session) == 2 })
-        try session.click(x: 100, y: 130)
+        try session.click(x: 100, y: 130, count: 2)
         #expect(try AppStateTests.shows(session, "1 of 2"))
         let newest = try #require(session.files(in: session.photos).sorted().last)
         let name = URL(fileURLWithPath: newest).lastPathComponent

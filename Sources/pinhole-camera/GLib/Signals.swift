@@ -125,3 +125,42 @@ func connectPressed(_ instance: UnsafeMutableRawPointer, _ handler: @escaping @M
     return g_signal_connect_data(instance, "pressed", unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
                                  { data, _ in Unmanaged<ClosureBox<@MainActor (Int) -> Void>>.fromOpaque(data!).release() }, GConnectFlags(0))
 }
+
+/// Connects a handler for GtkGestureClick's "released" (the press count, then the position).
+@discardableResult
+func connectReleased(_ instance: UnsafeMutableRawPointer, _ handler: @escaping @MainActor (Int) -> Void) -> UInt {
+    let box = ClosureBox(handler)
+    let trampoline: @convention(c) (UnsafeMutableRawPointer?, gint, Double, Double, UnsafeMutableRawPointer?) -> Void = { _, presses, _, _, data in
+        let box = Unmanaged<ClosureBox<@MainActor (Int) -> Void>>.fromOpaque(data!).takeUnretainedValue()
+        MainActor.assumeIsolated { box.body(Int(presses)) }
+    }
+    return g_signal_connect_data(instance, "released", unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
+                                 { data, _ in Unmanaged<ClosureBox<@MainActor (Int) -> Void>>.fromOpaque(data!).release() }, GConnectFlags(0))
+}
+
+/// Connects a handler for signals that pass a position and a count (GtkSelectionModel's
+/// "selection-changed").
+@discardableResult
+func connectRange(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: @escaping @MainActor (Int, Int) -> Void) -> UInt {
+    let box = ClosureBox(handler)
+    let trampoline: @convention(c) (UnsafeMutableRawPointer?, guint, guint, UnsafeMutableRawPointer?) -> Void = { _, position, count, data in
+        let box = Unmanaged<ClosureBox<@MainActor (Int, Int) -> Void>>.fromOpaque(data!).takeUnretainedValue()
+        MainActor.assumeIsolated { box.body(Int(position), Int(count)) }
+    }
+    return g_signal_connect_data(instance, signal, unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
+                                 { data, _ in Unmanaged<ClosureBox<@MainActor (Int, Int) -> Void>>.fromOpaque(data!).release() }, GConnectFlags(0))
+}
+
+/// Connects a handler for GApplication's "command-line" (the GApplicationCommandLine; the
+/// handler returns the exit status).
+@discardableResult
+func connectCommandLine(_ instance: UnsafeMutableRawPointer, _ handler: @escaping @MainActor (UnsafeMutablePointer<GApplicationCommandLine>) -> Int32) -> UInt {
+    let box = ClosureBox(handler)
+    let trampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GApplicationCommandLine>?, UnsafeMutableRawPointer?) -> gint = { _, line, data in
+        let box = Unmanaged<ClosureBox<@MainActor (UnsafeMutablePointer<GApplicationCommandLine>) -> Int32>>.fromOpaque(data!).takeUnretainedValue()
+        nonisolated(unsafe) let line = line
+        return MainActor.assumeIsolated { box.body(line!) }
+    }
+    return g_signal_connect_data(instance, "command-line", unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
+                                 { data, _ in Unmanaged<ClosureBox<@MainActor (UnsafeMutablePointer<GApplicationCommandLine>) -> Int32>>.fromOpaque(data!).release() }, GConnectFlags(0))
+}

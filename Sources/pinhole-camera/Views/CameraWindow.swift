@@ -148,6 +148,25 @@ final class CameraWindow {
         onPageChange(page)
     }
 
+    /// Moves what is shown to the Trash, with Undo: the viewer's item, or the gallery's selection.
+    func deleteShown() {
+        switch page {
+        case .viewer:
+            viewer.deleteShown(onDeleted: { [weak self] in self?.toast(L("Moved to Trash"), undo: "app.undo-delete") },
+                               onEmpty: { [weak self] in self?.show(.gallery) })
+        case .gallery:
+            let items = gallery.selectedItems
+            guard !items.isEmpty else { return }
+            Task {
+                guard await model.gallery.delete(items) else { return }
+                toast(items.count == 1 ? L("Moved to Trash") : CameraWords.translate("%@ items moved to Trash", String(items.count)),
+                      undo: "app.undo-delete")
+            }
+        case .camera:
+            break
+        }
+    }
+
     /// One page back: viewer → gallery → camera.
     func back() {
         switch page {

@@ -11,14 +11,25 @@ private struct TextureBox: @unchecked Sendable {
 /// The gallery: the library's photos and videos, newest first, in a `GtkGridView` of
 /// thumbnails (loaded off the main thread; a placeholder until ready), with a duration badge on
 /// videos and a mark on favourites; a filter; "No Photos or Videos Yet" when empty. It follows
-/// the model's splices, so a new item slides in without a reload and the scroll position stays.
+/// the model's splices, so a new item slides in without a reload and the scroll position and
+/// selection stay. Click selects (Ctrl-click adds, Shift-click extends, rubber band, Ctrl+A);
+/// double-click, Enter or a tap on a touchscreen opens.
 @MainActor
 final class GalleryPage {
+    /// What the page is for: browsing the library (the camera window), or choosing from it for
+    /// someone (the picker: one item, or `multiple`).
+    enum Purpose: Equatable {
+        case browse
+        case pick(multiple: Bool)
+    }
     /// The whole page: its header bar over the grid (or the empty state).
     let widget: Widget
     let header: Widget
     private let stack: Widget
     private let names: OpaquePointer
+    /// The grid's selection model (a GtkMultiSelection, or a GtkSingleSelection when picking one).
+    private let selection: OpaquePointer
+    private let grid: Widget
     private let gallery: GalleryModel
     /// Items by identifier, as the model has them (the list model holds identifiers).
     private var assets: [String: Asset] = [:]
@@ -31,15 +42,20 @@ final class GalleryPage {
     /// What each bound list item shows (so a late thumbnail goes only where it still belongs).
     private var shown: [UnsafeMutableRawPointer: String] = [:]
 
-    init(gallery: GalleryModel) {
+    init(gallery: GalleryModel, purpose: Purpose = .browse) {
         self.gallery = gallery
         widget = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)
         header = adw_header_bar_new()
-        let back = gtk_button_new_from_icon_name("go-previous-symbolic")!
-        label(back, L("Back to Camera"))
-        gtk_actionable_set_action_name(cast(back), "app.show-camera")
-        adw_header_bar_pack_start(cast(header), back)
-        let filters: [(GalleryFilter, String)] = [(.all, L("All")), (.photos, L("Photos")), (.videos, L("Videos")), (.favorites, L("Favourites"))]
+        if purpose == .browse {
+            let back = gtk_button_new_from_icon_name("go-previous-symbolic")!
+            label(back, L("Back to Camera"))
+            gtk_actionable_set_action_name(cast(back), "app.show-camera")
+            adw_header_bar_pack_start(cast(header), back)
+        }
+        // A gallery of one kind (a picker for photos) offers no photo/video filters.
+        let filters: [(GalleryFilter, String)] = gallery.mediaType == nil
+            ? [(.all, L("All")), (.photos, L("Photos")), (.videos, L("Videos")), (.favorites, L("Favourites"))]
+            : [(.all, L("All")), (.favorites, L("Favourites"))]
         let choices = gtk_string_list_new(nil)!
         for (_, title) in filters { gtk_string_list_append(choices, title) }
         let dropDown = gtk_drop_down_new(cast(choices), nil)!
@@ -53,14 +69,19 @@ final class GalleryPage {
 
         // The selection takes the list, and the grid the selection and the factory (transfer full).
         names = gtk_string_list_new(nil)
-        let selection = gtk_single_selection_new(cast(names))!
-        gtk_single_selection_set_autoselect(selection, 0)
-        gtk_single_selection_set_can_unselect(selection, 1)
+        if purpose == .pick(multiple: false) {
+            let single = gtk_single_selection_new(cast(names))!
+            gtk_single_selection_set_autoselect(single, 0)
+            gtk_single_selection_set_can_unselect(single, 1)
+            selection = single
+        } else {
+            selection = gtk_multi_selection_new(cast(names))
+        }
         let factory = gtk_signal_list_item_factory_new()!
-        let grid = gtk_grid_view_new(cast(selection), factory)!
+        grid = gtk_grid_view_new(cast(selection), factory)
         gtk_grid_view_set_max_columns(cast(grid), 12)
         gtk_grid_view_set_min_columns(cast(grid), 2)
-        gtk_grid_view_set_single_click_activate(cast(grid), 1)
+        gtk_grid_view_set_enable_rubberband(cast(grid), purpose == .pick(multiple: false) ? 0 : 1)
         addClass(grid, "gallery")
         label(grid, L("Photos and Videos"))
         let scrolled = gtk_scrolled_window_new()!
@@ -71,12 +92,14 @@ final class GalleryPage {
         adw_status_page_set_icon_name(cast(empty), "camera-photo-symbolic")
         adw_status_page_set_title(cast(empty), L("No Photos or Videos Yet"))
         adw_status_page_set_description(cast(empty), L("Photos and videos you take appear here."))
-        let toCamera = gtk_button_new_with_label(L("Take a Photo"))!
-        addClass(toCamera, "pill")
-        addClass(toCamera, "suggested-action")
-        gtk_widget_set_halign(toCamera, GTK_ALIGN_CENTER)
-        gtk_actionable_set_action_name(cast(toCamera), "app.show-camera")
-        adw_status_page_set_child(cast(empty), toCamera)
+        if purpose == .browse {
+            let toCamera = gtk_button_new_with_label(L("Take a Photo"))!
+            addClass(toCamera, "pill")
+            addClass(toCamera, "suggested-action")
+            gtk_widget_set_halign(toCamera, GTK_ALIGN_CENTER)
+            gtk_actionable_set_action_name(cast(toCamera), "app.show-camera")
+            adw_status_page_set_child(cast(empty), toCamera)
+        }
 
         stack = gtk_stack_new()
         gtk_stack_add_named(cast(stack), scrolled, "grid")
@@ -90,6 +113,18 @@ final class GalleryPage {
             if let item { self?.shown[item] = nil }
         }
         connectPosition(UnsafeMutableRawPointer(grid), "activate") { [weak self] position in self?.open(at: position) }
+        // A tap on a touchscreen opens (the mouse's click selects and its double-click opens).
+        let tap = gtk_gesture_click_new()!
+        gtk_gesture_single_set_touch_only(cast(tap), 1)
+        connectReleased(UnsafeMutableRawPointer(tap)) { [weak self] presses in
+            guard let self, presses == 1, let only = self.selectedPositions.first, self.selectedPositions.count == 1 else { return }
+            self.open(at: only)
+        }
+        gtk_widget_add_controller(grid, cast(tap))
+        connectRange(UnsafeMutableRawPointer(selection), "selection-changed") { [weak self] _, _ in
+            guard let self else { return }
+            self.onSelectionChange(self.selectedPositions.count)
+        }
 
         gallery.onSplice = { [weak self] at, removing, inserting in self?.splice(at: at, removing: removing, inserting: inserting) }
     }
@@ -107,7 +142,11 @@ final class GalleryPage {
         }
         for pointer in added { free(pointer) }
         gtk_stack_set_visible_child_name(cast(stack), gallery.items.isEmpty ? "empty" : "grid")
+        if removing == 0, inserting == gallery.items.count, inserting > 0 { onFirstItems() }
     }
+
+    /// Told when items appear in an empty gallery (a picker puts the keyboard on them).
+    var onFirstItems: () -> Void = {}
 
     /// Lets the oldest thumbnails go while there are more than the limit (cells showing them
     /// keep their own reference until they are bound to another item).
@@ -178,10 +217,44 @@ final class GalleryPage {
         }
     }
 
-    /// Opens an item (its position in the gallery's items) in the viewer.
+    /// Opens an item (its position in the gallery's items): the viewer, or the picker's choice.
     var onOpen: (Int) -> Void = { _ in }
+    /// Told how many items are selected, whenever that changes.
+    var onSelectionChange: (Int) -> Void = { _ in }
 
     private func open(at position: Int) {
         if gallery.items.indices.contains(position) { onOpen(position) }
+    }
+
+    /// The positions selected, in the gallery's order.
+    var selectedPositions: [Int] {
+        guard let bits = gtk_selection_model_get_selection(selection) else { return [] }
+        defer { gtk_bitset_unref(bits) }
+        let count = gtk_bitset_get_size(bits)
+        return (0..<count).map { Int(gtk_bitset_get_nth(bits, guint($0))) }.filter { gallery.items.indices.contains($0) }
+    }
+
+    /// The items selected, newest first.
+    var selectedItems: [Asset] { selectedPositions.map { gallery.items[$0] } }
+
+    /// Lets go of the selection (Escape); false when nothing was selected.
+    @discardableResult
+    func unselectAll() -> Bool {
+        guard !selectedPositions.isEmpty else { return false }
+        gtk_selection_model_unselect_all(selection)
+        return true
+    }
+
+    /// Selects the first (newest) item when nothing is selected, and puts the keyboard focus on
+    /// the grid: a picker opened from a terminal is ready for arrow keys and Enter.
+    func selectFirstAndFocus() {
+        if selectedPositions.isEmpty, !gallery.items.isEmpty { gtk_selection_model_select_item(selection, 0, 1) }
+        gtk_widget_grab_focus(grid)
+    }
+
+    /// Whether `widget` (the window's focus) is the grid or inside it.
+    func contains(_ widget: Widget?) -> Bool {
+        guard let widget else { return false }
+        return widget == grid || gtk_widget_is_ancestor(widget, grid) != 0
     }
 }

@@ -203,7 +203,7 @@ final class ViewerPage {
         guard gallery.items.indices.contains(index) else { return }
         let asset = gallery.items[index], position = index
         Task {
-            guard await gallery.delete(asset) else { return }
+            guard await gallery.delete([asset]) else { return }
             onDeleted()
             if gallery.items.isEmpty { onEmpty() } else { show(min(position, gallery.items.count - 1)) }
         }
