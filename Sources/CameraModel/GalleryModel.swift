@@ -118,6 +118,19 @@ public final class GalleryModel {
         return true
     }
 
+    /// Writes a copy of the item to `path` (Save As), without its location when asked; true
+    /// when written, else the reason goes to `onError`.
+    public func export(_ asset: Asset, to path: String, removingLocation: Bool) async -> Bool {
+        guard let library else { return false }
+        do throws(LibraryError) {
+            try await library.export(id: asset.id, toFile: path, stripLocation: removingLocation)
+            return true
+        } catch {
+            onError(CameraWords.translate("It could not be saved: %@", CameraWords.reason(error)))
+            return false
+        }
+    }
+
     /// Restores what the last delete moved to the Trash: the same item, favourite and albums.
     public func undoDelete() async {
         guard let library, !lastDeleted.isEmpty else { return }

@@ -27,4 +27,30 @@ extension PhotoLibrary {
         }
         return written
     }
+
+    /// Copies one asset to exactly `path` (Save As: the person chose the name, and agreed to
+    /// replace a file there), unchanged or with its location removed. The copy is made complete
+    /// in a private folder beside `path` and renamed over it, so `path` holds either what it held
+    /// or the whole copy, never part of one.
+    @discardableResult
+    public func export(id: String, toFile path: String, stripLocation: Bool = false) throws(LibraryError) -> String {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        var template = Array((folder + "/.pinhole-save-XXXXXX").utf8CString)
+        guard let scratch = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }).map({ String(cString: $0) }) else {
+            throw .cannotWrite(path: path, failure: FileFailure(errno: errno))
+        }
+        defer {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: scratch)) ?? [] { unlink(scratch + "/" + name) }
+            rmdir(scratch)
+        }
+        guard let written = try export(ids: [id], to: scratch, stripLocation: stripLocation).first else { throw .notFound(id) }
+        guard rename(written, path) == 0 else { throw .cannotWrite(path: path, failure: FileFailure(errno: errno)) }
+        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directory >= 0 {
+            fsync(directory)
+            close(directory)
+        }
+        return path
+    }
 }

@@ -223,6 +223,7 @@ final class CameraApplication {
         // Delete: the viewer's item, or the gallery's selection.
         addAction(map, "delete") { [weak self] _ in self?.window?.deleteShown() }
         addAction(map, "undo-delete") { _ in Task { await model.gallery.undoDelete() } }
+        addShareActions(map, model)
         for action in viewerActions { setEnabled(action, false) }
         addAction(map, "about") { [weak self] _ in self?.showAbout() }
         addAction(map, "preferences") { [weak self] _ in self?.showPreferences() }
@@ -251,6 +252,33 @@ final class CameraApplication {
         setAccels(gtkApp, "app.quit", ["<Control>q"])
         setAccels(gtkApp, "window.close", ["<Control>w"])
         setAccels(gtkApp, "win.show-help-overlay", ["<Control>question"])
+    }
+
+    /// Copy, Open With…, Show in Files and Save As…: on the viewer's item or the gallery's selection.
+    private func addShareActions(_ map: UnsafeMutableRawPointer, _ model: CameraModel) {
+        addAction(map, "copy") { [weak self] _ in
+            guard let window = self?.window else { return }
+            let items = window.currentItems
+            Sharing.copy(items, widget: window.window) { [weak window] in
+                window?.toast(items.count == 1 ? L("Copied to the clipboard") : CameraWords.translate("%@ items copied to the clipboard", String(items.count)))
+            }
+        }
+        addAction(map, "show-in-files") { [weak self] _ in
+            guard let self, let window = self.window else { return }
+            Sharing.showInFiles(window.currentItems.map(\.path), connection: g_application_get_dbus_connection(cast(self.app)))
+        }
+        addAction(map, "open-with") { [weak self] _ in
+            guard let window = self?.window, let item = window.currentItems.first else { return }
+            Sharing.openWith(item, parent: window.window)
+        }
+        addAction(map, "save-as") { [weak self] _ in
+            guard let window = self?.window, let item = window.currentItems.first else { return }
+            Sharing.saveAs(item, parent: window.window, gallery: model.gallery) { [weak window] path in
+                if let path { window?.toast(CameraWords.translate("Saved as %@", path)) }
+            }
+        }
+        setAccels(gtkApp, "app.copy", ["<Control>c"])
+        setAccels(gtkApp, "app.save-as", ["<Control><Shift>s"])
     }
 
     private func showAbout() {

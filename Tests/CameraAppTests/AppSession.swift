@@ -175,6 +175,15 @@ final class AppSession: @unchecked Sendable {
         usleep(500_000)  // xdotool input closer than ~250 ms to the previous one is lost
     }
 
+    /// Types `text` into the window titled `named` (a regular expression), as a keyboard does.
+    func type(_ text: String, window named: String) throws {
+        let window = try #require(windowID(named: named), "no window titled \(named)")
+        _ = try runTool("xdotool", ["windowfocus", "--sync", window], environment: ["DISPLAY": display])
+        let result = try runTool("xdotool", ["type", "--delay", "30", text], environment: ["DISPLAY": display])
+        #expect(result.status == 0, "\(result.stderr)")
+        usleep(500_000)
+    }
+
     /// Clicks at window coordinates (`count` 2: a double-click).
     func click(x: Int, y: Int, count: Int = 1) throws {
         let window = try #require(windowID())

@@ -212,6 +212,31 @@ struct PhotoLibraryChangeTests {
         #expect(jsonText(stripped["EXIF:Make"]) == "Pinhole")
     }
 
+    @Test("Save As: export to a chosen name replaces the file there with the whole copy, leaves nothing else in the folder, and can drop the location")
+    func exportToFile() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash")))
+        let image = try SyntheticImage.photoLike(width: 160, height: 120)
+        let metadata = ExifMetadata(make: "Pinhole", location: ExifLocation(latitude: 48.8583, longitude: 2.2945, altitude: 35))
+        let photo = try await library.addPhoto(data: JPEGExif.inserting(metadata, into: JPEGEncoder().encode(image)))
+        let out = folder.path("out")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let target = out + "/holiday.jpg"
+        try Data("an older file".utf8).write(to: URL(fileURLWithPath: target))
+        #expect(try await library.export(id: photo.id, toFile: target, stripLocation: true) == target)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["holiday.jpg"])
+        let tags = try ExifTool.locate().tags(URL(fileURLWithPath: target))
+        #expect(tags.keys.filter { $0.contains("GPS") }.isEmpty && jsonText(tags["EXIF:Make"]) == "Pinhole", "\(tags.keys.sorted())")
+        try await library.export(id: photo.id, toFile: target)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == Data(contentsOf: URL(fileURLWithPath: photo.path)))
+        // Into a folder that is not there: a typed error naming the path, and nothing made.
+        await #expect { try await library.export(id: photo.id, toFile: folder.path("missing/x.jpg")) } throws: { error in
+            guard case let LibraryError.cannotWrite(path, _) = error else { return false }
+            return path == folder.path("missing/x.jpg")
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path("missing")))
+    }
+
     @Test("PNG (eXIf), HEIF and WebP exports lose their GPS tags and keep everything else: same pixels, same other tags",
           arguments: ["png", "heic", "webp"])
     func stripOtherKinds(kind: String) async throws {

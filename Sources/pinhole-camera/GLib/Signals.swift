@@ -164,3 +164,46 @@ func connectCommandLine(_ instance: UnsafeMutableRawPointer, _ handler: @escapin
     return g_signal_connect_data(instance, "command-line", unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
                                  { data, _ in Unmanaged<ClosureBox<@MainActor (UnsafeMutablePointer<GApplicationCommandLine>) -> Int32>>.fromOpaque(data!).release() }, GConnectFlags(0))
 }
+
+/// Connects a handler for GtkDragSource's "prepare" (the handler gives the drag's content, a
+/// new reference, or nil for no drag).
+@discardableResult
+func connectPrepare(_ instance: UnsafeMutableRawPointer, _ handler: @escaping @MainActor () -> UnsafeMutablePointer<GdkContentProvider>?) -> UInt {
+    let box = ClosureBox(handler)
+    let trampoline: @convention(c) (UnsafeMutableRawPointer?, Double, Double, UnsafeMutableRawPointer?) -> UnsafeMutablePointer<GdkContentProvider>? = { _, _, _, data in
+        let box = Unmanaged<ClosureBox<@MainActor () -> UnsafeMutablePointer<GdkContentProvider>?>>.fromOpaque(data!).takeUnretainedValue()
+        nonisolated(unsafe) var content: UnsafeMutablePointer<GdkContentProvider>?
+        MainActor.assumeIsolated { content = box.body() }
+        return content
+    }
+    return g_signal_connect_data(instance, "prepare", unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
+                                 { data, _ in Unmanaged<ClosureBox<@MainActor () -> UnsafeMutablePointer<GdkContentProvider>?>>.fromOpaque(data!).release() }, GConnectFlags(0))
+}
+
+/// Connects a handler for "response" signals that pass a response ID (GtkDialog, GtkNativeDialog).
+@discardableResult
+func connectResponse(_ instance: UnsafeMutableRawPointer, _ handler: @escaping @MainActor (Int32) -> Void) -> UInt {
+    let box = ClosureBox(handler)
+    let trampoline: @convention(c) (UnsafeMutableRawPointer?, gint, UnsafeMutableRawPointer?) -> Void = { _, response, data in
+        let box = Unmanaged<ClosureBox<@MainActor (Int32) -> Void>>.fromOpaque(data!).takeUnretainedValue()
+        MainActor.assumeIsolated { box.body(response) }
+    }
+    return g_signal_connect_data(instance, "response", unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
+                                 { data, _ in Unmanaged<ClosureBox<@MainActor (Int32) -> Void>>.fromOpaque(data!).release() }, GConnectFlags(0))
+}
+
+/// Calls a D-Bus method without waiting for it; `done` is told on the main loop whether it
+/// succeeded (false for an error reply, or no service of that name).
+func callDBus(_ connection: OpaquePointer, destination: String, path: String, interface: String, method: String, parameters: OpaquePointer?,
+              done: @escaping @MainActor (Bool) -> Void) {
+    let box = ClosureBox(done)
+    g_dbus_connection_call(connection, destination, path, interface, method, parameters, nil, G_DBUS_CALL_FLAGS_NONE, 10_000, nil, { source, result, data in
+        let box = Unmanaged<ClosureBox<@MainActor (Bool) -> Void>>.fromOpaque(data!).takeRetainedValue()
+        var error: UnsafeMutablePointer<GError>?
+        let reply = g_dbus_connection_call_finish(OpaquePointer(source), result, &error)
+        if let reply { g_variant_unref(reply) }
+        if let error { g_error_free(error) }
+        let succeeded = reply != nil
+        MainActor.assumeIsolated { box.body(succeeded) }
+    }, Unmanaged.passRetained(box).toOpaque())
+}

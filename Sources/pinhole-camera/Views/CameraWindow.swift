@@ -1,6 +1,7 @@
 import CameraModel
 import CGtk
 import Glibc
+import PhotoLibrary
 
 /// The one window: the header bar over a stack of pages (the live preview with its controls, the
 /// status page, the photo confirmation), inside a toast overlay. It redraws from the model
@@ -146,6 +147,15 @@ final class CameraWindow {
         }
         followVisibility()
         onPageChange(page)
+    }
+
+    /// What an action on "this" means: the viewer's item, or the gallery's selection.
+    var currentItems: [Asset] {
+        switch page {
+        case .viewer: return viewer.shownItem.map { [$0] } ?? []
+        case .gallery: return gallery.selectedItems
+        case .camera: return []
+        }
     }
 
     /// Moves what is shown to the Trash, with Undo: the viewer's item, or the gallery's selection.

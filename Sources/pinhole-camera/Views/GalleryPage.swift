@@ -53,6 +53,7 @@ final class GalleryPage {
             adw_header_bar_pack_start(cast(header), back)
         }
         // A gallery of one kind (a picker for photos) offers no photo/video filters.
+        if purpose == .browse { adw_header_bar_pack_end(cast(header), Sharing.menuButton()) }
         let filters: [(GalleryFilter, String)] = gallery.mediaType == nil
             ? [(.all, L("All")), (.photos, L("Photos")), (.videos, L("Videos")), (.favorites, L("Favourites"))]
             : [(.all, L("All")), (.favorites, L("Favourites"))]
@@ -107,7 +108,10 @@ final class GalleryPage {
         gtk_stack_set_visible_child_name(cast(stack), "empty")
         gtk_box_append(cast(widget), stack)
 
-        connect(UnsafeMutableRawPointer(factory), "setup") { (item: UnsafeMutableRawPointer?) in GalleryPage.setUp(item) }
+        connect(UnsafeMutableRawPointer(factory), "setup") { [weak self] (item: UnsafeMutableRawPointer?) in
+            GalleryPage.setUp(item)
+            if let item, let cell = gtk_list_item_get_child(OpaquePointer(item)) { self?.addDragSource(to: cell, item: item) }
+        }
         connect(UnsafeMutableRawPointer(factory), "bind") { [weak self] (item: UnsafeMutableRawPointer?) in self?.bind(item) }
         connect(UnsafeMutableRawPointer(factory), "unbind") { [weak self] (item: UnsafeMutableRawPointer?) in
             if let item { self?.shown[item] = nil }
@@ -147,6 +151,15 @@ final class GalleryPage {
 
     /// Told when items appear in an empty gallery (a picker puts the keyboard on them).
     var onFirstItems: () -> Void = {}
+
+    /// Dragging a cell drags its file, or the whole selection's files when it is selected.
+    private func addDragSource(to cell: Widget, item: UnsafeMutableRawPointer) {
+        Sharing.dragOut(from: cell) { [weak self] in
+            guard let self, let id = self.shown[item], let asset = self.assets[id] else { return [] }
+            let selected = self.selectedItems
+            return selected.contains { $0.id == id } ? selected : [asset]
+        }
+    }
 
     /// Lets the oldest thumbnails go while there are more than the limit (cells showing them
     /// keep their own reference until they are bound to another item).

@@ -47,6 +47,7 @@ final class ViewerPage {
         label(favorite, L("Favourite"))
         gtk_actionable_set_action_name(cast(favorite), "app.viewer-favorite")
         adw_header_bar_pack_end(cast(header), favorite)
+        adw_header_bar_pack_end(cast(header), Sharing.menuButton())
         let fit = gtk_button_new_from_icon_name("zoom-fit-best-symbolic")!
         label(fit, L("Best Fit or Original Size"))
         gtk_actionable_set_action_name(cast(fit), "app.viewer-toggle-zoom")
@@ -90,6 +91,11 @@ final class ViewerPage {
         }
         gtk_box_append(cast(widget), overlay)
         addGestures(overlay)
+        // The photo dragged out is its file (to a file manager, a mail, a chat); a zoomed photo pans instead.
+        Sharing.dragOut(from: picture) { [weak self] in
+            guard let self, self.zoom == nil, let item = self.shownItem else { return [] }
+            return [item]
+        }
     }
 
     /// Zoom by Ctrl+scroll and pinch, fit/100 % by double-click, pan by dragging, step by swiping.
@@ -175,6 +181,9 @@ final class ViewerPage {
             self.applyZoom()
         }
     }
+
+    /// The item shown.
+    var shownItem: Asset? { gallery.items.indices.contains(index) ? gallery.items[index] : nil }
 
     /// Stops a playing video and lets the picture go (the page was left).
     func close() {

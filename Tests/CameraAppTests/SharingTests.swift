@@ -1,0 +1,122 @@
+import Foundation
+import Glibc
+import Media
+import Testing
+import TestSupport
+
+/// Sharing from the viewer the Linux way: the clipboard (read back by xclip), Show in Files (a
+/// stand-in file manager on the session's bus records the call), Save As through GTK's file
+/// chooser (the copy read back by exiftool), Open With through the app chooser (a test app
+/// records the file it was given).
+extension AppSuites {
+@Suite("The camera app's sharing, headless")
+struct SharingTests {
+    /// Opens the gallery's first item in the viewer.
+    static func openViewer(_ session: AppSession, items: Int) throws {
+        try session.key("ctrl+g")
+        #expect(try waitFor(seconds: 30) { try GalleryTests.cells(session) == items })
+        try session.click(x: 100, y: 130, count: 2)
+        #expect(try AppStateTests.shows(session, "1 of \(items)"))
+    }
+
+    /// Runs a shell command line (for xclip's binary output) and returns its standard output.
+    static func shell(_ session: AppSession, _ command: String) throws -> ToolResult {
+        try runTool("bash", ["-c", command], environment: ["DISPLAY": session.display])
+    }
+
+    @Test("Copy puts the photo on the clipboard as image/png (the same picture, read back by xclip) and its file as text/uri-list; Show in Files calls FileManager1.ShowItems with its URI")
+    func copyAndShowInFiles() throws {
+        let session = try AppSession()
+        try GalleryTests.snap(session)
+        let fixture = AppSession.repository + "/Tests/Fixtures/fake-file-manager.py"
+        let files = try BackgroundProcess(["/usr/bin/python3", fixture], environment: ["DBUS_SESSION_BUS_ADDRESS": session.busAddress])
+        defer { files.stop() }
+        try #require(files.waitForOutput(containing: "ready"), "the stand-in file manager did not start: \(files.errors)")
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        try Self.openViewer(session, items: 1)
+        let photo = try #require(session.files(in: session.photos).first)
+        try session.key("ctrl+c")
+        #expect(waitFor(seconds: 30) { (session.app?.errors ?? "").contains("pinhole-camera: Copied to the clipboard") }, "\(session.app?.errors ?? "")")
+        let targets = try Self.shell(session, "xclip -selection clipboard -t TARGETS -o")
+        #expect(targets.stdout.contains("image/png") && targets.stdout.contains("text/uri-list"), "targets: \(targets.stdout) \(targets.stderr)")
+        let uris = try Self.shell(session, "xclip -selection clipboard -t text/uri-list -o")
+        let uri = "file://" + (photo.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? photo)
+        #expect(uris.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == uri, "\(uris.stdout)")
+        let png = session.folder.path("clipboard.png")
+        let saved = try Self.shell(session, "xclip -selection clipboard -t image/png -o > '\(png)'")
+        try #require(saved.status == 0, "xclip: \(saved.stderr)")
+        let pasted = try PNGCodec.decode(try session.folder.read(URL(fileURLWithPath: png)))
+        let original = try JPEGDecoder().decode(try session.folder.read(URL(fileURLWithPath: photo)))
+        #expect(pasted.width == original.width && pasted.height == original.height, "\(pasted.width)×\(pasted.height) vs \(original.width)×\(original.height)")
+        // The same picture: pixels along a row through the test pattern's bars agree.
+        for step in 0..<16 {
+            let x = original.width * (2 * step + 1) / 32, y = original.height / 3
+            let a = pasted.bgraPixel(x: x, y: y), b = original.bgraPixel(x: x, y: y)
+            #expect(abs(Int(a.r) - Int(b.r)) <= 4 && abs(Int(a.g) - Int(b.g)) <= 4 && abs(Int(a.b) - Int(b.b)) <= 4, "at \(x),\(y): \(a) vs \(b)")
+        }
+        try session.action("show-in-files")
+        #expect(files.waitForOutput(containing: "ShowItems " + uri), "\(files.output)")
+    }
+
+    @Test("Save As… through GTK's file chooser: the name typed is written, with \"Remove location\" on by default for a photo with GPS, and nothing else is left in the folder")
+    func saveAsWithoutLocation() throws {
+        let session = try AppSession()
+        // A photo with a location, imported with the CLI.
+        let source = session.folder.path("located.jpg")
+        let made = try runTool("convert", ["-size", "320x240", "xc:#3080c0", source])
+        try #require(made.status == 0, "convert: \(made.stderr)")
+        let tagged = try runTool("exiftool", ["-overwrite_original", "-Make=Pinhole", "-GPSLatitude=48.8583", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945", "-GPSLongitudeRef=E", source])
+        try #require(tagged.status == 0, "exiftool: \(tagged.stderr)")
+        let imported = try runTool(builtProduct("pinhole"), ["library", "import", source], environment: ["PINHOLE_LIBRARY": session.folder.path("library")])
+        try #require(imported.status == 0, "pinhole import: \(imported.stderr)")
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        try Self.openViewer(session, items: 1)
+        let out = session.folder.path("saved")
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        try session.key("ctrl+shift+s")
+        #expect(waitFor(seconds: 30) { session.windowID(named: "^Save As$") != nil }, "no file chooser")
+        // The name field has the item's name selected: typing a full path replaces it.
+        try session.key("ctrl+a", window: "^Save As$")
+        try session.type(out + "/holiday.jpg", window: "^Save As$")
+        try session.key("Return", window: "^Save As$")
+        let target = out + "/holiday.jpg"
+        #expect(waitFor(seconds: 30) { FileManager.default.fileExists(atPath: target) }, "not saved: \(session.app?.errors ?? "")")
+        #expect(waitFor(seconds: 30) { (session.app?.errors ?? "").contains("pinhole-camera: Saved as " + target) }, "\(session.app?.errors ?? "")")
+        let tags = try ExifTool.locate().tags(URL(fileURLWithPath: target))
+        #expect(tags.keys.filter { $0.contains("GPS") }.isEmpty, "\(tags.keys.filter { $0.contains("GPS") })")
+        #expect(jsonText(tags["EXIF:Make"]) == "Pinhole")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["holiday.jpg"])
+    }
+
+    @Test("Open With… offers the apps for the photo's type and opens the photo in the one chosen")
+    func openWith() throws {
+        // A test app for JPEGs that writes down the file it is given, registered as GIO finds
+        // apps for a type (a desktop entry and the folder's mimeinfo.cache).
+        let session = try AppSession()
+        let applications = session.folder.path("data/applications")
+        try FileManager.default.createDirectory(atPath: applications, withIntermediateDirectories: true)
+        let record = session.folder.path("opened.txt"), script = session.folder.path("test-viewer.sh")
+        try "#!/bin/sh\necho \"$1\" > '\(record)'\n".write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o755)
+        let entry = "[Desktop Entry]\nType=Application\nName=Pinhole Test Viewer\nExec=\(script) %f\nMimeType=image/jpeg;\n"
+        try entry.write(toFile: applications + "/pinhole-test-viewer.desktop", atomically: true, encoding: .utf8)
+        let indexed = try runTool("update-desktop-database", [applications])
+        try #require(indexed.status == 0, "update-desktop-database: \(indexed.stderr)")
+        try GalleryTests.snap(session)
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        try Self.openViewer(session, items: 1)
+        let photo = try #require(session.files(in: session.photos).first)
+        try session.action("open-with")
+        // The chooser (GTK's app chooser dialog) lists the test app first, as the type's
+        // default, and selected; its Select button (Alt+S) opens the photo with it.
+        let chooser = "^Select Application$"
+        #expect(waitFor(seconds: 30) { session.windowID(named: chooser) != nil }, "no app chooser")
+        try session.key("alt+s", window: chooser)
+        #expect(waitFor(seconds: 30) { (try? String(contentsOfFile: record, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == photo },
+                "the test app was not given the photo: \((try? String(contentsOfFile: record, encoding: .utf8)) ?? "nothing")")
+    }
+}
+}
