@@ -24,20 +24,17 @@ struct PhotoFile {
             case .jpeg:
                 let info = try JPEGDecoder().info(data)
                 (width, height) = (info.width, info.height)
-                metadata = try? JPEGExif.metadata(in: data)
             case .png:
                 let info = try PNGCodec.info(data)
                 (width, height) = (info.width, info.height)
-                metadata = PNGCodec.exifPayload(data).flatMap { try? ExifMetadata(exifPayload: $0) }
             case .heif:
                 let size = try HEIFCodec.size(data)
                 (width, height) = (size.width, size.height)
-                metadata = (try? HEIFCodec.exifPayload(data)).flatMap { $0 }.flatMap { try? ExifMetadata(exifPayload: $0) }
             case .webp:
                 let info = try WebPCodec.info(data)
                 (width, height) = (info.width, info.height)
-                metadata = WebPCodec.exifPayload(data).flatMap { try? ExifMetadata(exifPayload: $0) }
             }
+            metadata = PhotoFile.metadata(in: data, kind: kind)
             try DecodingLimitsCheck.check(width: width, height: height)
             let made = try Thumbnailer().thumbnail(of: data, size: keepThumbnail ? .large : .normal)
             thumbnail = keepThumbnail ? made : nil
@@ -45,6 +42,17 @@ struct PhotoFile {
             throw .unsupportedFile(path: name, reason: error.description)
         }
         self.kind = kind
+    }
+
+    /// The EXIF metadata of a `kind` image, wherever that format keeps it; nil when there is none
+    /// or it cannot be read.
+    static func metadata(in data: [UInt8], kind: ImageKind) -> ExifMetadata? {
+        switch kind {
+        case .jpeg: (try? JPEGExif.metadata(in: data)).flatMap { $0 }
+        case .png: PNGCodec.exifPayload(data).flatMap { try? ExifMetadata(exifPayload: $0) }
+        case .heif: (try? HEIFCodec.exifPayload(data)).flatMap { $0 }.flatMap { try? ExifMetadata(exifPayload: $0) }
+        case .webp: WebPCodec.exifPayload(data).flatMap { try? ExifMetadata(exifPayload: $0) }
+        }
     }
 
     /// The usual extension.

@@ -218,6 +218,7 @@ final class CameraApplication {
             addAction(map, "viewer-zoom-fit") { [weak self] _ in self?.window?.viewer.zoomToFit() },
             addAction(map, "viewer-toggle-zoom") { [weak self] _ in self?.window?.viewer.toggleZoom() },
             addAction(map, "viewer-favorite") { [weak self] _ in self?.window?.viewer.toggleFavorite() },
+            addAction(map, "viewer-info") { [weak self] _ in self?.window?.viewer.toggleInfo() },
             addAction(map, "viewer-delete") { [weak self] _ in self?.window?.deleteShown() },
         ]
         // Delete: the viewer's item, or the gallery's selection.
@@ -244,6 +245,7 @@ final class CameraApplication {
         setAccels(gtkApp, "app.viewer-zoom-fit", ["<Control>0"])
         setAccels(gtkApp, "app.delete", ["Delete"])
         setAccels(gtkApp, "app.viewer-favorite", ["f"])
+        setAccels(gtkApp, "app.viewer-info", ["<Alt>Return", "<Alt>KP_Enter"])
         setAccels(gtkApp, "app.cycle-timer", ["t"])
         setAccels(gtkApp, "app.burst", ["b"])
         setAccels(gtkApp, "app.pause", ["p"])

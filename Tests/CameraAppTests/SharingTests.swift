@@ -90,6 +90,35 @@ struct SharingTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["holiday.jpg"])
     }
 
+    @Test("Alt+Enter shows the properties: date, camera, size, file size, format, location with its note, and the path")
+    func properties() throws {
+        let session = try AppSession()
+        let source = session.folder.path("located.jpg")
+        let made = try runTool("convert", ["-size", "320x240", "xc:#3080c0", source])
+        try #require(made.status == 0, "convert: \(made.stderr)")
+        let tagged = try runTool("exiftool", ["-overwrite_original", "-Make=Pinhole", "-Model=Test Model", "-GPSLatitude=48.8583", "-GPSLatitudeRef=N",
+                                              "-GPSLongitude=2.2945", "-GPSLongitudeRef=E", source])
+        try #require(tagged.status == 0, "exiftool: \(tagged.stderr)")
+        let imported = try runTool(builtProduct("pinhole"), ["library", "import", source], environment: ["PINHOLE_LIBRARY": session.folder.path("library")])
+        try #require(imported.status == 0, "pinhole import: \(imported.stderr)")
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        try Self.openViewer(session, items: 1)
+        let photo = try #require(session.files(in: session.photos).first)
+        try session.key("alt+Return")
+        // Each row: its title, and its value as a label.
+        for text in ["Camera", "Pinhole Test Model", "Size", "320 × 240 pixels (0.1 MP)", "Format", "JPEG", "File", photo, "Location"] {
+            #expect(try AppStateTests.shows(session, text), "no “\(text)”")
+        }
+        let location = try session.accessibility("print(find('48.85830° N, 2.29450° E\\nSave As… removes it from the copy unless you turn “Remove location” off.', pyatspi.ROLE_LABEL).name)")
+        #expect(location.status == 0, "\(location.stdout) \(location.stderr)")
+        // The header's Properties button shows it pressed; Alt+Enter again hides the panel.
+        let pressed = "print(find('Properties', pyatspi.ROLE_PUSH_BUTTON).getState().contains(pyatspi.STATE_PRESSED))"
+        #expect(try session.accessibility(pressed).stdout.contains("True"))
+        try session.key("alt+Return")
+        #expect(try session.accessibility(pressed).stdout.contains("False"))
+    }
+
     @Test("Open With… offers the apps for the photo's type and opens the photo in the one chosen")
     func openWith() throws {
         // A test app for JPEGs that writes down the file it is given, registered as GIO finds

@@ -212,6 +212,23 @@ struct PhotoLibraryChangeTests {
         #expect(jsonText(stripped["EXIF:Make"]) == "Pinhole")
     }
 
+    @Test("an item's details: the format by its bytes (not its name) and the camera from EXIF, the maker not said twice")
+    func details() async throws {
+        let folder = try TemporaryDirectory()
+        let image = try SyntheticImage.photoLike(width: 160, height: 120)
+        let jpeg = try JPEGExif.inserting(ExifMetadata(make: "Pinhole", model: "Test Model"), into: JPEGEncoder().encode(image))
+        let path = folder.path("photo.png")  // a JPEG under a PNG's name
+        try Data(jpeg).write(to: URL(fileURLWithPath: path))
+        #expect(try AssetDetails.read(path: path, mediaType: .photo) == AssetDetails(format: "JPEG", camera: "Pinhole Test Model"))
+        let png = folder.path("plain.png")
+        try Data(try PNGCodec.encode(image)).write(to: URL(fileURLWithPath: png))
+        #expect(try AssetDetails.read(path: png, mediaType: .photo) == AssetDetails(format: "PNG", camera: nil))
+        #expect(try AssetDetails.read(path: folder.path("Video.mp4"), mediaType: .video) == AssetDetails(format: "MP4", camera: nil))
+        #expect(AssetDetails.cameraName(make: "Canon", model: "Canon EOS R6") == "Canon EOS R6")
+        #expect(AssetDetails.cameraName(make: "Pinhole ", model: nil) == "Pinhole")
+        #expect(throws: LibraryError.self) { try AssetDetails.read(path: folder.path("missing.jpg"), mediaType: .photo) }
+    }
+
     @Test("Save As: export to a chosen name replaces the file there with the whole copy, leaves nothing else in the folder, and can drop the location")
     func exportToFile() async throws {
         let folder = try TemporaryDirectory()

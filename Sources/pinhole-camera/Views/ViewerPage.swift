@@ -19,6 +19,9 @@ final class ViewerPage {
     private let picture: Widget
     private let video: Widget
     private let gallery: GalleryModel
+    /// The information panel beside the picture.
+    let info = InfoPanel()
+    private let infoButton: Widget
     /// The item shown (an index into the gallery's items).
     private(set) var index = 0
     /// The zoom factor; nil fits the picture to the window.
@@ -47,6 +50,11 @@ final class ViewerPage {
         label(favorite, L("Favourite"))
         gtk_actionable_set_action_name(cast(favorite), "app.viewer-favorite")
         adw_header_bar_pack_end(cast(header), favorite)
+        infoButton = gtk_toggle_button_new()
+        gtk_button_set_icon_name(cast(infoButton), "document-properties-symbolic")
+        label(infoButton, L("Properties"))
+        gtk_actionable_set_action_name(cast(infoButton), "app.viewer-info")
+        adw_header_bar_pack_end(cast(header), infoButton)
         adw_header_bar_pack_end(cast(header), Sharing.menuButton())
         let fit = gtk_button_new_from_icon_name("zoom-fit-best-symbolic")!
         label(fit, L("Best Fit or Original Size"))
@@ -89,7 +97,12 @@ final class ViewerPage {
             gtk_actionable_set_action_name(cast(button), action)
             gtk_overlay_add_overlay(cast(overlay), button)
         }
-        gtk_box_append(cast(widget), overlay)
+        gtk_widget_set_hexpand(overlay, 1)
+        let body = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0)!
+        gtk_box_append(cast(body), overlay)
+        gtk_box_append(cast(body), info.widget)
+        gtk_widget_set_vexpand(body, 1)
+        gtk_box_append(cast(widget), body)
         addGestures(overlay)
         // The photo dragged out is its file (to a file manager, a mail, a chat); a zoomed photo pans instead.
         Sharing.dragOut(from: picture) { [weak self] in
@@ -158,6 +171,7 @@ final class ViewerPage {
         zoom = nil
         loading?.cancel()
         showFavorite(asset.isFavorite)
+        if info.isShown { info.show(asset) }
         if asset.mediaType == .video {
             gtk_picture_set_paintable(cast(picture), nil)
             gtk_video_set_filename(cast(video), asset.path)
@@ -180,6 +194,14 @@ final class ViewerPage {
             self.imageSize = (image.width, image.height)
             self.applyZoom()
         }
+    }
+
+    /// Shows or hides the information panel (Alt+Enter).
+    func toggleInfo() {
+        let shown = !info.isShown
+        if shown, let item = shownItem { info.show(item) }
+        info.setShown(shown)
+        gtk_toggle_button_set_active(cast(infoButton), shown ? 1 : 0)
     }
 
     /// The item shown.
