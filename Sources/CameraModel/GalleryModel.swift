@@ -144,6 +144,57 @@ public final class GalleryModel {
         await reload()
     }
 
+    /// What the library put in the Trash and is still there, most recently deleted first (the
+    /// "Recently Deleted" page; read by `loadTrashed`).
+    public private(set) var trashed: [TrashedAsset] = []
+
+    /// Reads what the library has in the Trash again.
+    public func loadTrashed() async {
+        guard let library = await libraryOpened() else { return }
+        do throws(LibraryError) {
+            trashed = try await library.trashedAssets()
+        } catch {
+            onError(CameraWords.translate("The Trash cannot be read: %@", CameraWords.reason(error)))
+        }
+    }
+
+    /// Puts trashed items back where they were (same items, favourites and albums); true when done.
+    public func restore(_ ids: [String]) async -> Bool {
+        guard let library = await libraryOpened(), !ids.isEmpty else { return false }
+        defer { lastDeleted.removeAll { ids.contains($0) } }
+        do throws(LibraryError) {
+            _ = try await library.restore(ids: ids)
+        } catch {
+            onError(CameraWords.translate("It could not be restored from the Trash: %@", CameraWords.reason(error)))
+            await loadTrashed()
+            return false
+        }
+        await loadTrashed()
+        await reload()
+        return true
+    }
+
+    /// Deletes trashed items for good (the caller has asked for confirmation); true when done.
+    public func deletePermanently(_ ids: [String]) async -> Bool {
+        guard let library = await libraryOpened(), !ids.isEmpty else { return false }
+        defer { lastDeleted.removeAll { ids.contains($0) } }
+        do throws(LibraryError) {
+            try await library.deletePermanently(ids: ids)
+        } catch {
+            onError(CameraWords.translate("It could not be deleted: %@", CameraWords.reason(error)))
+            await loadTrashed()
+            return false
+        }
+        await loadTrashed()
+        return true
+    }
+
+    /// The library, opened now if the gallery has not been shown yet.
+    private func libraryOpened() async -> PhotoLibrary? {
+        if library == nil { library = await open() }
+        return library
+    }
+
     /// The path of the item's thumbnail (made by the library when missing, off the main thread).
     public func thumbnail(for asset: Asset) async -> String? {
         guard let library else { return nil }

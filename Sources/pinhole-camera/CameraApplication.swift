@@ -208,6 +208,7 @@ final class CameraApplication {
         addAction(map, "gallery") { [weak self] _ in self?.window?.show(.gallery) }
         addAction(map, "show-camera") { [weak self] _ in self?.window?.show(.camera) }
         addAction(map, "back") { [weak self] _ in self?.window?.back() }
+        addAction(map, "recently-deleted") { [weak self] _ in self?.window?.show(.trash) }
         // The viewer's actions (arrow keys among their shortcuts) work only while it is shown,
         // so the same keys move through the gallery's grid there.
         viewerActions = [

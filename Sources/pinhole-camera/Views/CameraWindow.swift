@@ -31,9 +31,16 @@ final class CameraWindow {
         gtk_stack_add_named(cast(pages), page.widget, "viewer")
         return page
     }()
+    private(set) lazy var trash: TrashPage = {
+        let page = TrashPage(gallery: model.gallery)
+        page.parent = window
+        page.onToast = { [weak self] text in self?.toast(text) }
+        gtk_stack_add_named(cast(pages), page.widget, "trash")
+        return page
+    }()
     let pages: Widget
     /// The pages of the window.
-    enum Page { case camera, gallery, viewer }
+    enum Page { case camera, gallery, viewer, trash }
     private(set) var page = Page.camera
     /// Told when the page changes (the application enables the viewer's actions).
     var onPageChange: (Page) -> Void = { _ in }
@@ -144,6 +151,9 @@ final class CameraWindow {
         case .viewer:
             viewer.show(item)
             gtk_stack_set_visible_child_name(cast(pages), "viewer")
+        case .trash:
+            trash.reload()
+            gtk_stack_set_visible_child_name(cast(pages), "trash")
         }
         followVisibility()
         onPageChange(page)
@@ -154,7 +164,7 @@ final class CameraWindow {
         switch page {
         case .viewer: return viewer.shownItem.map { [$0] } ?? []
         case .gallery: return gallery.selectedItems
-        case .camera: return []
+        case .camera, .trash: return []
         }
     }
 
@@ -172,15 +182,15 @@ final class CameraWindow {
                 toast(items.count == 1 ? L("Moved to Trash") : CameraWords.translate("%@ items moved to Trash", String(items.count)),
                       undo: "app.undo-delete")
             }
-        case .camera:
+        case .camera, .trash:
             break
         }
     }
 
-    /// One page back: viewer → gallery → camera.
+    /// One page back: viewer or Recently Deleted → gallery → camera.
     func back() {
         switch page {
-        case .viewer: show(.gallery)
+        case .viewer, .trash: show(.gallery)
         case .gallery: show(.camera)
         case .camera: break
         }

@@ -53,7 +53,13 @@ final class GalleryPage {
             adw_header_bar_pack_start(cast(header), back)
         }
         // A gallery of one kind (a picker for photos) offers no photo/video filters.
-        if purpose == .browse { adw_header_bar_pack_end(cast(header), Sharing.menuButton()) }
+        if purpose == .browse {
+            adw_header_bar_pack_end(cast(header), Sharing.menuButton())
+            let trash = gtk_button_new_from_icon_name("user-trash-symbolic")!
+            label(trash, L("Recently Deleted"))
+            gtk_actionable_set_action_name(cast(trash), "app.recently-deleted")
+            adw_header_bar_pack_end(cast(header), trash)
+        }
         let filters: [(GalleryFilter, String)] = gallery.mediaType == nil
             ? [(.all, L("All")), (.photos, L("Photos")), (.videos, L("Videos")), (.favorites, L("Favourites"))]
             : [(.all, L("All")), (.favorites, L("Favourites"))]
