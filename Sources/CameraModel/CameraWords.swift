@@ -37,6 +37,9 @@ public enum CameraWords {
         switch error {
         case let .cannotWrite(_, failure): return words(failure)
         case let .accessDenied(path, failure): return translate("%@ cannot be used (%@). Check the folder's permissions.", path, words(failure))
+        case let .albumExists(name): return translate("an album called “%@” already exists", name)
+        case let .albumNotFound(name): return translate("there is no album called “%@”", name)
+        case .invalidAlbumName: return L("an album's name must be one line of text, not empty")
         default: return "\(error)"
         }
     }

@@ -2,8 +2,30 @@ import Foundation
 import PhotoLibrary
 
 /// Which items the gallery shows.
-public enum GalleryFilter: String, Sendable, CaseIterable {
-    case all, photos, videos, favorites
+public enum GalleryFilter: Hashable, Sendable {
+    /// Everything.
+    case all
+    /// Photos only.
+    case photos
+    /// Videos only.
+    case videos
+    /// Favourites only.
+    case favorites
+    /// The items of the album with this name.
+    case album(String)
+
+    /// The filter a text names ("all", "photos", "videos", "favorites", "album:NAME"), for the
+    /// `gallery-filter` action.
+    public init?(text: String) {
+        switch text {
+        case "all": self = .all
+        case "photos": self = .photos
+        case "videos": self = .videos
+        case "favorites": self = .favorites
+        case _ where text.hasPrefix("album:") && text.count > 6: self = .album(String(text.dropFirst(6)))
+        default: return nil
+        }
+    }
 }
 
 /// The gallery's state, free of GTK: the library's items newest first, kept live from the
@@ -16,6 +38,12 @@ public final class GalleryModel {
     public private(set) var items: [Asset] = []
     /// The filter in use.
     public private(set) var filter: GalleryFilter = .all
+    /// The library's albums with their sizes, by name (read with the items).
+    public private(set) var albums: [(name: String, count: Int)] = []
+    /// The albums changed (names or sizes).
+    public var onAlbumsChange: () -> Void = {}
+    /// The filter changed (an album shown was renamed or deleted, so the gallery shows all).
+    public var onFilterChange: () -> Void = {}
     /// The items changed: `removing` items from `at` were replaced by `inserting` new ones.
     public var onSplice: (_ at: Int, _ removing: Int, _ inserting: Int) -> Void = { _, _, _ in }
     /// The library could not be read (one line, for a toast).
@@ -59,17 +87,31 @@ public final class GalleryModel {
     public func setFilter(_ filter: GalleryFilter) {
         guard filter != self.filter else { return }
         self.filter = filter
+        onFilterChange()
         Task { await reload() }
     }
 
     /// Reads the items again (off the main thread) and tells the view what changed.
     func reload() async {
         guard let library else { return }
-        let filter = self.filter
-        let kind = mediaType ?? (filter == .photos ? .photo : filter == .videos ? .video : nil)
         do throws(LibraryError) {
-            // The library is an actor: the query runs on its executor, not on the main thread.
-            apply(try await library.assets(mediaType: kind, favoritesOnly: filter == .favorites))
+            // The library is an actor: the queries run on its executor, not on the main thread.
+            let albums = try await library.albums()
+            if albums.map(\.name) != self.albums.map(\.name) || albums.map(\.count) != self.albums.map(\.count) {
+                self.albums = albums
+                onAlbumsChange()
+            }
+            if case let .album(name) = filter, !albums.contains(where: { $0.name == name }) {
+                filter = .all
+                onFilterChange()
+            }
+            let filter = self.filter
+            let kind = mediaType ?? (filter == .photos ? .photo : filter == .videos ? .video : nil)
+            if case let .album(name) = filter {
+                apply(try await library.assets(inAlbum: name).filter { kind == nil || $0.mediaType == kind })
+            } else {
+                apply(try await library.assets(mediaType: kind, favoritesOnly: filter == .favorites))
+            }
         } catch {
             onError(CameraWords.translate("The photo library cannot be read: %@", CameraWords.reason(error)))
         }
@@ -114,6 +156,48 @@ public final class GalleryModel {
             return false
         }
         lastDeleted = ids
+        await reload()
+        return true
+    }
+
+    /// Adds the items to the album `name`, making it first when `create` (a new album); true when done.
+    public func add(_ assets: [Asset], toAlbum name: String, create: Bool = false) async -> Bool {
+        await albumChange { library throws(LibraryError) in
+            if create { try await library.createAlbum(name) }
+            try await library.add(ids: assets.map(\.id), toAlbum: name)
+        }
+    }
+
+    /// Takes the items out of the album `name` (they stay in the library); true when done.
+    public func remove(_ assets: [Asset], fromAlbum name: String) async -> Bool {
+        await albumChange { library throws(LibraryError) in try await library.remove(ids: assets.map(\.id), fromAlbum: name) }
+    }
+
+    /// Renames the album `name` (the gallery follows it when it shows that album); true when done.
+    public func renameAlbum(_ name: String, to newName: String) async -> Bool {
+        await albumChange { [weak self] library throws(LibraryError) in
+            try await library.renameAlbum(name, to: newName)
+            // Before the items are read again, or the album shown would be gone and the gallery show all.
+            if let self, self.filter == .album(name) {
+                self.filter = .album(newName.trimmingCharacters(in: .whitespacesAndNewlines))  // as the library stores it
+            }
+        }
+    }
+
+    /// Deletes the album `name` (its items stay in the library); true when done.
+    public func deleteAlbum(_ name: String) async -> Bool {
+        await albumChange { library throws(LibraryError) in try await library.deleteAlbum(name) }
+    }
+
+    /// Runs one album change, says why it failed, and reads the items and albums again.
+    private func albumChange(_ change: (PhotoLibrary) async throws(LibraryError) -> Void) async -> Bool {
+        guard let library = await libraryOpened() else { return false }
+        do throws(LibraryError) {
+            try await change(library)
+        } catch {
+            onError(CameraWords.translate("The album could not be changed: %@", CameraWords.reason(error)))
+            return false
+        }
         await reload()
         return true
     }

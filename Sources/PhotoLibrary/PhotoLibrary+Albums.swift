@@ -65,7 +65,7 @@ extension PhotoLibrary {
 
     /// The assets of an album, newest first.
     public func assets(inAlbum name: String) throws(LibraryError) -> [Asset] {
-        try assets(where: "id IN (SELECT asset FROM album_assets WHERE album = ?) ORDER BY created DESC", [.integer(try albumID(name))])
+        try assets(where: "id IN (SELECT asset FROM album_assets WHERE album = ?) ORDER BY created DESC, id", [.integer(try albumID(name))])
     }
 
     func albumID(_ name: String) throws(LibraryError) -> Int64 {

@@ -13,8 +13,8 @@ final class CameraApplication {
     /// The reverse-DNS application ID used everywhere (desktop entry, metainfo, icon, schema, D-Bus).
     static let id = "io.github.pinhole.Camera"
     let app: UnsafeMutablePointer<AdwApplication>
-    private var window: CameraWindow?
-    private var model: CameraModel?
+    private(set) var window: CameraWindow?
+    private(set) var model: CameraModel?
     private let sound = ShutterSound()
     private var inhibitCookie: UInt32 = 0
     /// The viewer's actions, enabled only while it is shown.
@@ -24,7 +24,7 @@ final class CameraApplication {
     private var cameraActions: [OpaquePointer] = []
     private var settings: SettingsStore?
     /// Pickers open for other programs (`--pick`), each until its choice is made.
-    private var pickers: [ObjectIdentifier: PickerWindow] = [:]
+    var pickers: [ObjectIdentifier: PickerWindow] = [:]
     /// The exit status of a `--pick` run in this very process (GApplication takes the command
     /// line handler's status only before the main loop runs, and the choice comes after).
     private var localExitStatus: Int32?
@@ -81,9 +81,9 @@ final class CameraApplication {
         g_application_hold(cast(app))
         let isLocal = g_application_command_line_get_is_remote(line) == 0
         var key: ObjectIdentifier?
-        let picker = PickerWindow(gallery: model.makeGallery(of: request.mediaType), request: request) { [weak self] paths in
-            let status = paths == nil ? LaunchRequest.cancelledStatus : 0
-            if let paths { pinhole_command_line_print(line, PickRequest.output(for: paths)) }
+        let picker = PickerWindow(gallery: model.makeGallery(of: request.mediaType), request: request) { [weak self] items in
+            let status = items == nil ? LaunchRequest.cancelledStatus : 0
+            if let items { pinhole_command_line_print(line, PickRequest.output(for: items.map(\.path))) }
             g_application_command_line_set_exit_status(line, status)
             g_object_unref(UnsafeMutableRawPointer(line))
             guard let self else { return }
@@ -95,7 +95,7 @@ final class CameraApplication {
         pickers[ObjectIdentifier(picker)] = picker
     }
 
-    private var gtkApp: UnsafeMutablePointer<GtkApplication> { cast(app) }
+    var gtkApp: UnsafeMutablePointer<GtkApplication> { cast(app) }
 
     private func startup() {
         Style.install()
@@ -226,6 +226,7 @@ final class CameraApplication {
         addAction(map, "delete") { [weak self] _ in self?.window?.deleteShown() }
         addAction(map, "undo-delete") { _ in Task { await model.gallery.undoDelete() } }
         addShareActions(map, model)
+        addAlbumActions(map, model)
         for action in viewerActions { setEnabled(action, false) }
         addAction(map, "about") { [weak self] _ in self?.showAbout() }
         addAction(map, "preferences") { [weak self] _ in self?.showPreferences() }

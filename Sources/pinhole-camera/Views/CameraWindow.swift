@@ -21,16 +21,18 @@ final class CameraWindow {
     /// The gallery and viewer pages, beside the camera page in `pages`: made on first use, so
     /// start-up builds only the camera page (the viewer's GtkVideo among what it skips).
     private(set) lazy var gallery: GalleryPage = {
-        let page = GalleryPage(gallery: model.gallery)
+        let page = GalleryPage(gallery: model.gallery, albumMenu: albumMenu)
         page.onOpen = { [weak self] index in self?.show(.viewer, item: index) }
         gtk_stack_add_named(cast(pages), page.widget, "gallery")
         return page
     }()
     private(set) lazy var viewer: ViewerPage = {
-        let page = ViewerPage(gallery: model.gallery)
+        let page = ViewerPage(gallery: model.gallery, albumMenu: albumMenu)
         gtk_stack_add_named(cast(pages), page.widget, "viewer")
         return page
     }()
+    /// The Album menu of the gallery's and the viewer's header bars.
+    private(set) lazy var albumMenu = AlbumMenu(gallery: model.gallery)
     private(set) lazy var trash: TrashPage = {
         let page = TrashPage(gallery: model.gallery)
         page.parent = window

@@ -31,6 +31,13 @@ final class GalleryPage {
     private let selection: OpaquePointer
     private let grid: Widget
     private let gallery: GalleryModel
+    /// The filter drop-down: the fixed filters, then the albums.
+    private let dropDown: Widget
+    private let filterNames: OpaquePointer
+    private let fixedFilters: [(GalleryFilter, String)]
+    private var filters: [GalleryFilter] { fixedFilters.map(\.0) + gallery.albums.map { .album($0.name) } }
+    /// Set while the drop-down is changed from code, so its notification is not a choice.
+    private var updatingFilters = false
     /// Items by identifier, as the model has them (the list model holds identifiers).
     private var assets: [String: Asset] = [:]
     /// Loaded thumbnails by identifier (a reference each; the list item's picture takes its own),
@@ -42,7 +49,7 @@ final class GalleryPage {
     /// What each bound list item shows (so a late thumbnail goes only where it still belongs).
     private var shown: [UnsafeMutableRawPointer: String] = [:]
 
-    init(gallery: GalleryModel, purpose: Purpose = .browse) {
+    init(gallery: GalleryModel, purpose: Purpose = .browse, albumMenu: AlbumMenu? = nil) {
         self.gallery = gallery
         widget = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)
         header = adw_header_bar_new()
@@ -55,23 +62,21 @@ final class GalleryPage {
         // A gallery of one kind (a picker for photos) offers no photo/video filters.
         if purpose == .browse {
             adw_header_bar_pack_end(cast(header), Sharing.menuButton())
+            if let albumMenu { adw_header_bar_pack_end(cast(header), albumMenu.button()) }
             let trash = gtk_button_new_from_icon_name("user-trash-symbolic")!
             label(trash, L("Recently Deleted"))
             gtk_actionable_set_action_name(cast(trash), "app.recently-deleted")
             adw_header_bar_pack_end(cast(header), trash)
         }
-        let filters: [(GalleryFilter, String)] = gallery.mediaType == nil
+        // The fixed filters, then one per album (filled when the albums are read).
+        fixedFilters = gallery.mediaType == nil
             ? [(.all, L("All")), (.photos, L("Photos")), (.videos, L("Videos")), (.favorites, L("Favourites"))]
             : [(.all, L("All")), (.favorites, L("Favourites"))]
-        let choices = gtk_string_list_new(nil)!
-        for (_, title) in filters { gtk_string_list_append(choices, title) }
-        let dropDown = gtk_drop_down_new(cast(choices), nil)!
+        filterNames = gtk_string_list_new(nil)
+        for (_, title) in fixedFilters { gtk_string_list_append(filterNames, title) }
+        dropDown = gtk_drop_down_new(cast(filterNames), nil)
         label(dropDown, L("Show"))
         adw_header_bar_set_title_widget(cast(header), dropDown)
-        connectNotify(UnsafeMutableRawPointer(dropDown), "selected") {
-            let index = Int(gtk_drop_down_get_selected(cast(dropDown)))
-            if filters.indices.contains(index) { gallery.setFilter(filters[index].0) }
-        }
         gtk_box_append(cast(widget), header)
 
         // The selection takes the list, and the grid the selection and the factory (transfer full).
@@ -137,6 +142,21 @@ final class GalleryPage {
         }
 
         gallery.onSplice = { [weak self] at, removing, inserting in self?.splice(at: at, removing: removing, inserting: inserting) }
+        connectNotify(UnsafeMutableRawPointer(dropDown), "selected") { [weak self] in
+            guard let self, !self.updatingFilters else { return }
+            let index = Int(gtk_drop_down_get_selected(cast(self.dropDown))), filters = self.filters
+            if filters.indices.contains(index) { gallery.setFilter(filters[index]) }
+        }
+        let albumsChanged = gallery.onAlbumsChange, filterChanged = gallery.onFilterChange
+        gallery.onAlbumsChange = { [weak self, weak albumMenu] in
+            albumsChanged()
+            albumMenu?.rebuild()
+            self?.showFilters()
+        }
+        gallery.onFilterChange = { [weak self] in
+            filterChanged()
+            self?.showFilters()
+        }
     }
 
     /// Follows one change of the model's items.
@@ -165,6 +185,21 @@ final class GalleryPage {
             let selected = self.selectedItems
             return selected.contains { $0.id == id } ? selected : [asset]
         }
+    }
+
+    /// The drop-down's albums again, and its choice the model's filter.
+    private func showFilters() {
+        updatingFilters = true
+        defer { updatingFilters = false }
+        let albums = gallery.albums.map { strdup($0.name) } + [nil]
+        let fixed = guint(fixedFilters.count)
+        albums.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) {
+                gtk_string_list_splice(filterNames, fixed, guint(g_list_model_get_n_items(filterNames)) - fixed, $0.baseAddress)
+            }
+        }
+        for pointer in albums { free(pointer) }
+        gtk_drop_down_set_selected(cast(dropDown), guint(filters.firstIndex(of: gallery.filter) ?? 0))
     }
 
     /// Lets the oldest thumbnails go while there are more than the limit (cells showing them

@@ -1,5 +1,6 @@
 import CameraModel
 import CGtk
+import PhotoLibrary
 
 /// The seeds' image picker, for other programs and scripts (`pinhole-camera --pick`): a window
 /// of its own over the library's gallery, with Cancel and Select. Double-click or Enter on an
@@ -17,12 +18,12 @@ final class PickerWindow {
     private let gallery: GalleryModel
     private let request: PickRequest
     private let select: Widget
-    private var finish: ((_ paths: [String]?) -> Void)?
+    private var finish: ((_ items: [Asset]?) -> Void)?
 
-    /// Opens a picker over `gallery` as `request` asks; `finish` gets the chosen files' paths
-    /// (newest first), or nil when the person chose nothing. It is called once, and the window
-    /// is gone by then.
-    init(gallery: GalleryModel, request: PickRequest, finish: @escaping (_ paths: [String]?) -> Void) {
+    /// Opens a picker over `gallery` as `request` asks, above `parent` when one is given (the
+    /// app's own use: photos to add to an album); `finish` gets the chosen items (newest first),
+    /// or nil when the person chose nothing. It is called once, and the window is gone by then.
+    init(gallery: GalleryModel, request: PickRequest, parent: Widget? = nil, finish: @escaping (_ items: [Asset]?) -> Void) {
         self.gallery = gallery
         self.request = request
         self.finish = finish
@@ -30,6 +31,10 @@ final class PickerWindow {
         gtk_window_set_title(cast(window), request.title)
         gtk_window_set_default_size(cast(window), 800, 600)
         gtk_widget_set_size_request(window, 360, 294)
+        if let parent {
+            gtk_window_set_transient_for(cast(window), cast(parent))
+            gtk_window_set_modal(cast(window), 1)
+        }
         page = GalleryPage(gallery: gallery, purpose: .pick(multiple: request.multiple))
 
         let cancel = gtk_button_new_with_mnemonic(L("_Cancel"))!
@@ -76,17 +81,17 @@ final class PickerWindow {
         var positions = request.multiple || position == nil ? page.selectedPositions : []
         if let position, !positions.contains(position) { positions.append(position) }
         let items = gallery.items
-        let paths = positions.sorted().filter { items.indices.contains($0) }.map { items[$0].path }
-        guard !paths.isEmpty else { return }
-        done(paths)
+        let chosen = positions.sorted().filter { items.indices.contains($0) }.map { items[$0] }
+        guard !chosen.isEmpty else { return }
+        done(chosen)
     }
 
     /// Reports the choice once, stops following the library and closes the window.
-    private func done(_ paths: [String]?, destroy: Bool = true) {
+    private func done(_ items: [Asset]?, destroy: Bool = true) {
         guard let finish else { return }
         self.finish = nil
         gallery.stop()
-        finish(paths)
+        finish(items)
         if destroy { gtk_window_destroy(cast(window)) }
     }
 }

@@ -31,7 +31,7 @@ final class ViewerPage {
     private var imageSize = (width: 0, height: 0)
     private var loading: Task<Void, Never>?
 
-    init(gallery: GalleryModel) {
+    init(gallery: GalleryModel, albumMenu: AlbumMenu? = nil) {
         self.gallery = gallery
         widget = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)
         let header = adw_header_bar_new()!
@@ -56,6 +56,7 @@ final class ViewerPage {
         gtk_actionable_set_action_name(cast(infoButton), "app.viewer-info")
         adw_header_bar_pack_end(cast(header), infoButton)
         adw_header_bar_pack_end(cast(header), Sharing.menuButton())
+        if let albumMenu { adw_header_bar_pack_end(cast(header), albumMenu.button()) }
         let fit = gtk_button_new_from_icon_name("zoom-fit-best-symbolic")!
         label(fit, L("Best Fit or Original Size"))
         gtk_actionable_set_action_name(cast(fit), "app.viewer-toggle-zoom")

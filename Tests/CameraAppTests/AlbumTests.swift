@@ -1,0 +1,74 @@
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// Albums in the app: shown as a filter, items added and removed, an album made, renamed, filled
+/// through the in-app picker and deleted; each step checked in the library's index (sqlite3).
+extension AppSuites {
+@Suite("The camera app's albums, headless")
+struct AlbumTests {
+    /// The names of the album's items' files, by sqlite3.
+    static func members(_ session: AppSession, _ album: String) throws -> Int {
+        Int(try GalleryTests.index(session, "SELECT count(*) FROM album_assets JOIN albums ON albums.id = album_assets.album WHERE albums.name = '\(album)'")) ?? -1
+    }
+
+    @Test("an album as a filter; Remove from This Album; New Album… with the selection; Rename Album… followed by the filter; Add Photos… through the picker; Delete Album keeps the photos")
+    func albums() throws {
+        let session = try AppSession()
+        for _ in 0..<3 { try GalleryTests.snap(session) }
+        let library = ["PINHOLE_LIBRARY": session.folder.path("library")]
+        let first = try GalleryTests.index(session, "SELECT id FROM assets ORDER BY created DESC, id LIMIT 1")
+        for arguments in [["library", "album", "create", "Trips"], ["library", "album", "add", "Trips", first]] {
+            let result = try runTool(builtProduct("pinhole"), arguments, environment: library)
+            try #require(result.status == 0, "pinhole \(arguments): \(result.stderr)")
+        }
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        try session.action("gallery-filter", "album:Trips")
+        #expect(try waitFor(seconds: 30) { try GalleryTests.cells(session) == 1 }, "cells: \((try? GalleryTests.cells(session)) ?? -1)")
+        #expect(try AppStateTests.shows(session, "Trips"))
+        try session.click(x: 100, y: 130)
+        try session.action("remove-from-album")
+        #expect(try waitFor(seconds: 30) { try Self.members(session, "Trips") == 0 })
+        #expect(try AppStateTests.shows(session, "No Photos or Videos Yet"))
+        // New Album… with the first item selected.
+        try session.action("gallery-filter", "all")
+        #expect(try waitFor(seconds: 30) { try GalleryTests.cells(session) == 3 })
+        try session.click(x: 100, y: 130)
+        try session.action("new-album")
+        #expect(waitFor(seconds: 30) { session.windowID(named: "^New Album$") != nil }, "no dialog")
+        try session.type("Summer", window: "^New Album$")
+        try session.key("Return", window: "^New Album$")
+        #expect(try waitFor(seconds: 30) { try Self.members(session, "Summer") == 1 })
+        // Renamed while shown: the gallery follows it.
+        try session.action("gallery-filter", "album:Summer")
+        #expect(try waitFor(seconds: 30) { try GalleryTests.cells(session) == 1 })
+        try session.action("rename-album")
+        #expect(waitFor(seconds: 30) { session.windowID(named: "^Rename Album$") != nil }, "no dialog")
+        try session.key("ctrl+a", window: "^Rename Album$")
+        try session.type("Summer 2026", window: "^Rename Album$")
+        try session.key("Return", window: "^Rename Album$")
+        #expect(try waitFor(seconds: 30) { try Self.members(session, "Summer 2026") == 1 })
+        #expect(try AppStateTests.shows(session, "Summer 2026"))
+        #expect(try GalleryTests.cells(session) == 1)
+        // Add Photos… opens the picker over the whole library: Ctrl+A and Enter add them all.
+        try session.action("add-photos-to-album")
+        let picker = "^Choose Photos or Videos$"
+        #expect(waitFor(seconds: 30) { session.windowID(named: picker) != nil }, "no picker")
+        #expect(try waitFor(seconds: 30) { try GalleryTests.cells(session) == 4 }, "the picker's cells beside the album's one")
+        try session.key("ctrl+a", window: picker)
+        try session.key("Return", window: picker)
+        #expect(try waitFor(seconds: 30) { try Self.members(session, "Summer 2026") == 3 })
+        #expect(try waitFor(seconds: 30) { try GalleryTests.cells(session) == 3 })
+        // Delete Album, confirmed: the album goes, the photos stay, the gallery shows all.
+        try session.action("delete-album")
+        let confirm = "^Delete Album “Summer 2026”\\?$"
+        #expect(waitFor(seconds: 30) { session.windowID(named: confirm) != nil }, "no confirmation")
+        #expect(try TrashTests.pressButton(session, startingWith: "_Delete").status == 0)
+        #expect(try waitFor(seconds: 30) { try GalleryTests.index(session, "SELECT count(*) FROM albums WHERE name = 'Summer 2026'") == "0" })
+        #expect(try GalleryTests.index(session, "SELECT count(*) FROM assets") == "3")
+        #expect(try waitFor(seconds: 30) { try GalleryTests.cells(session) == 3 })
+    }
+}
+}
