@@ -119,6 +119,37 @@ struct SharingTests {
         #expect(try session.accessibility(pressed).stdout.contains("False"))
     }
 
+    @Test("dragging a selected cell out of the gallery drops the selection's files (offered as text/uri-list) into another app")
+    func dragOut() throws {
+        let session = try AppSession()
+        for _ in 0..<2 { try GalleryTests.snap(session) }
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        try session.key("ctrl+g")
+        #expect(try waitFor(seconds: 30) { try GalleryTests.cells(session) == 2 })
+        try session.click(x: 100, y: 130)
+        try session.key("ctrl+a")
+        // Another app's window, to the right of the camera's (no window manager: placed by hand).
+        let fixture = AppSession.repository + "/Tests/Fixtures/drop-target.py"
+        let target = try BackgroundProcess(["/usr/bin/python3", fixture], environment: ["DISPLAY": session.display, "GDK_BACKEND": "x11", "GSK_RENDERER": "cairo", "NO_AT_BRIDGE": "1"])
+        defer { target.stop() }
+        try #require(target.waitForOutput(containing: "ready"), "the drop target did not start: \(target.errors)")
+        #expect(waitFor(seconds: 30) { session.windowID(named: "^Drop Target$") != nil })
+        let window = try #require(session.windowID(named: "^Drop Target$"))
+        _ = try runTool("xdotool", ["windowmove", "--sync", window, "1000", "100"], environment: ["DISPLAY": session.display])
+        // Press on the first cell, move across in steps (a drag starts after a few pixels), release over the target.
+        let app = try #require(session.windowID())
+        var steps = ["mousemove", "--window", app, "100", "130", "mousedown", "1", "sleep", "0.3"]
+        for x in stride(from: 120, through: 1100, by: 70) { steps += ["mousemove", String(x), "200", "sleep", "0.1"] }
+        steps += ["mousemove", "1110", "200", "sleep", "0.5", "mouseup", "1"]
+        let dragged = try runTool("xdotool", steps, environment: ["DISPLAY": session.display])
+        #expect(dragged.status == 0, "\(dragged.stderr)")
+        #expect(target.waitForOutput(containing: "dropped"), "nothing dropped: \(target.output) \(target.errors)")
+        #expect(target.output.contains("offered ") && target.output.split(separator: "\n").first { $0.hasPrefix("offered ") }?.contains("text/uri-list") == true, "\(target.output)")
+        let files = target.output.split(separator: "\n").filter { $0.hasPrefix("file ") }.map { String($0.dropFirst(5)) }.sorted()
+        #expect(files == session.files(in: session.photos), "\(files)")
+    }
+
     @Test("Open With… offers the apps for the photo's type and opens the photo in the one chosen")
     func openWith() throws {
         // A test app for JPEGs that writes down the file it is given, registered as GIO finds
