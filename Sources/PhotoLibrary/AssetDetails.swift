@@ -28,7 +28,7 @@ public struct AssetDetails: Sendable, Equatable {
             throw .unsupportedFile(path: path, reason: "it is not a JPEG, PNG, HEIF or WebP image")
         }
         let names: [ImageKind: String] = [.jpeg: "JPEG", .png: "PNG", .heif: "HEIF", .webp: "WebP"]
-        let metadata = PhotoFile.metadata(in: data, kind: kind)
+        let metadata = Thumbnailer.exifMetadata(in: data, kind: kind)
         return AssetDetails(format: names[kind] ?? kind.rawValue.uppercased(), camera: cameraName(make: metadata?.make, model: metadata?.model))
     }
 

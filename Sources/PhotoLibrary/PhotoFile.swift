@@ -34,7 +34,7 @@ struct PhotoFile {
                 let info = try WebPCodec.info(data)
                 (width, height) = (info.width, info.height)
             }
-            metadata = PhotoFile.metadata(in: data, kind: kind)
+            metadata = Thumbnailer.exifMetadata(in: data, kind: kind)
             try DecodingLimitsCheck.check(width: width, height: height)
             let made = try Thumbnailer().thumbnail(of: data, size: keepThumbnail ? .large : .normal)
             thumbnail = keepThumbnail ? made : nil
@@ -42,17 +42,6 @@ struct PhotoFile {
             throw .unsupportedFile(path: name, reason: error.description)
         }
         self.kind = kind
-    }
-
-    /// The EXIF metadata of a `kind` image, wherever that format keeps it; nil when there is none
-    /// or it cannot be read.
-    static func metadata(in data: [UInt8], kind: ImageKind) -> ExifMetadata? {
-        switch kind {
-        case .jpeg: (try? JPEGExif.metadata(in: data)).flatMap { $0 }
-        case .png: PNGCodec.exifPayload(data).flatMap { try? ExifMetadata(exifPayload: $0) }
-        case .heif: (try? HEIFCodec.exifPayload(data)).flatMap { $0 }.flatMap { try? ExifMetadata(exifPayload: $0) }
-        case .webp: WebPCodec.exifPayload(data).flatMap { try? ExifMetadata(exifPayload: $0) }
-        }
     }
 
     /// The usual extension.

@@ -1,3 +1,4 @@
+import Foundation
 import Media
 import Testing
 import TestSupport
@@ -47,6 +48,25 @@ struct ThumbnailTests {
         if orientation == .right {
             let p = thumbnail.bgraPixel(x: 145, y: 100)
             #expect(p.g > 150 && p.r < 60 && p.b < 60, "\(p)")
+        }
+    }
+
+    @Test("PNG (eXIf) and WebP (EXIF chunk) photos turned by exiftool give upright thumbnails, as JPEGs do")
+    func orientationOfPNGAndWebP() throws {
+        let folder = try TemporaryDirectory()
+        let stored = try PixelBuffer(format: .bgra, width: 400, height: 300, bytes: packFrame(.bgra, width: 400, height: 300) { x, y in
+            y < 60 ? RGB(r: 0, g: 200, b: 0) : (x < 200 ? RGB(r: 220, g: 0, b: 0) : RGB(r: 0, g: 0, b: 220))
+        })
+        for (name, data) in [("turned.png", try PNGCodec.encode(stored)), ("turned.webp", try WebPCodec.encode(stored, quality: 95))] {
+            let path = folder.path(name)
+            try Data(data).write(to: URL(fileURLWithPath: path))
+            let tagged = try runTool("exiftool", ["-overwrite_original", "-Orientation=6", "-n", path])
+            try #require(tagged.status == 0, "exiftool \(name): \(tagged.stderr)")
+            let thumbnail = try thumbnailer.thumbnail(ofFile: path, longestSide: 200)
+            #expect(thumbnail.width == 150 && thumbnail.height == 200, "\(name): \(thumbnail.width)×\(thumbnail.height)")
+            // "Rotate 90 CW" puts the stored top band on the right.
+            let p = thumbnail.bgraPixel(x: 145, y: 100)
+            #expect(p.g > 150 && p.r < 60 && p.b < 60, "\(name): \(p)")
         }
     }
 

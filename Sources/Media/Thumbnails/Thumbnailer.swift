@@ -26,7 +26,7 @@ public enum ThumbnailSize: Int, Sendable, CaseIterable {
 /// for a 256 px thumbnail; HEIF uses the file's embedded thumbnail when it is large enough; WebP
 /// decodes straight to the thumbnail size through libwebp's scaler; PNG decodes fully (it has no
 /// cheaper path). The result is box-filtered down to fit, is never enlarged, and is turned upright
-/// by the JPEG's EXIF orientation (libheif applies HEIF's own).
+/// by the EXIF orientation of a JPEG, PNG or WebP (libheif applies HEIF's own transforms).
 public struct Thumbnailer: Sendable {
     private let decoder = JPEGDecoder()
 
@@ -57,8 +57,20 @@ public struct Thumbnailer: Sendable {
         let size = PixelTransform.fitting(width: decoded.width, height: decoded.height, longestSide: longestSide)
         let fitted = size.width == decoded.width && size.height == decoded.height
             ? decoded : try PixelTransform.scaled(decoded, width: size.width, height: size.height, filter: .box)
-        guard kind == .jpeg, let orientation = (try? JPEGExif.metadata(in: data))??.orientation else { return fitted }
+        // HEIF's own transforms (irot, imir) are applied by libheif; its EXIF orientation must not be applied again.
+        guard kind != .heif, let orientation = Thumbnailer.exifMetadata(in: data, kind: kind)?.orientation else { return fitted }
         return try PixelTransform.upright(fitted, orientation: orientation)
+    }
+
+    /// The EXIF metadata of a `kind` image, wherever the format keeps it (JPEG's APP1, PNG's eXIf
+    /// chunk, HEIF's Exif item, WebP's EXIF chunk); nil when there is none or it cannot be read.
+    public static func exifMetadata(in data: [UInt8], kind: ImageKind) -> ExifMetadata? {
+        switch kind {
+        case .jpeg: (try? JPEGExif.metadata(in: data)).flatMap { $0 }
+        case .png: PNGCodec.exifPayload(data).flatMap { try? ExifMetadata(exifPayload: $0) }
+        case .heif: (try? HEIFCodec.exifPayload(data)).flatMap { $0 }.flatMap { try? ExifMetadata(exifPayload: $0) }
+        case .webp: WebPCodec.exifPayload(data).flatMap { try? ExifMetadata(exifPayload: $0) }
+        }
     }
 
     /// A BGRA thumbnail of the image or movie file at `path` (a movie's first frame; a movie is

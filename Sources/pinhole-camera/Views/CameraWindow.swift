@@ -28,6 +28,7 @@ final class CameraWindow {
     }()
     private(set) lazy var viewer: ViewerPage = {
         let page = ViewerPage(gallery: model.gallery, albumMenu: albumMenu)
+        page.onEmpty = { [weak self] in self?.show(.gallery) }
         gtk_stack_add_named(cast(pages), page.widget, "viewer")
         return page
     }()

@@ -141,7 +141,11 @@ final class GalleryPage {
             self.onSelectionChange(self.selectedPositions.count)
         }
 
-        gallery.onSplice = { [weak self] at, removing, inserting in self?.splice(at: at, removing: removing, inserting: inserting) }
+        let spliced = gallery.onSplice
+        gallery.onSplice = { [weak self] at, removing, inserting in
+            spliced(at, removing, inserting)
+            self?.splice(at: at, removing: removing, inserting: inserting)
+        }
         connectNotify(UnsafeMutableRawPointer(dropDown), "selected") { [weak self] in
             guard let self, !self.updatingFilters else { return }
             let index = Int(gtk_drop_down_get_selected(cast(self.dropDown))), filters = self.filters

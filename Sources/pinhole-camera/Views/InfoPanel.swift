@@ -31,6 +31,9 @@ final class InfoPanel {
         gtk_widget_set_size_request(scrolled, 280, -1)
         addClass(scrolled, "background")
         gtk_revealer_set_child(cast(widget), scrolled)
+        // The picture takes the width; the panel only its own (a revealer would otherwise take
+        // half, as its content asks to expand).
+        gtk_widget_set_hexpand(widget, 0)
     }
 
     /// Whether the panel is shown.

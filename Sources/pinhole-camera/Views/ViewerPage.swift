@@ -22,8 +22,12 @@ final class ViewerPage {
     /// The information panel beside the picture.
     let info = InfoPanel()
     private let infoButton: Widget
-    /// The item shown (an index into the gallery's items).
+    /// The item shown (an index into the gallery's items) and its identifier, so the viewer
+    /// stays on it when items come or go before it, and moves on when it goes.
     private(set) var index = 0
+    private var shownID: String?
+    /// Told when the last item went (another program removed it): the viewer has nothing to show.
+    var onEmpty: () -> Void = {}
     /// The zoom factor; nil fits the picture to the window.
     private var zoom: Double?
     private var pinchStart = 1.0
@@ -105,6 +109,11 @@ final class ViewerPage {
         gtk_widget_set_vexpand(body, 1)
         gtk_box_append(cast(widget), body)
         addGestures(overlay)
+        let spliced = gallery.onSplice
+        gallery.onSplice = { [weak self] at, removing, inserting in
+            spliced(at, removing, inserting)
+            self?.itemsChanged()
+        }
         // The photo dragged out is its file (to a file manager, a mail, a chat); a zoomed photo pans instead.
         Sharing.dragOut(from: picture) { [weak self] in
             guard let self, self.zoom == nil, let item = self.shownItem else { return [] }
@@ -167,8 +176,8 @@ final class ViewerPage {
         guard gallery.items.indices.contains(index) else { return }
         self.index = index
         let asset = gallery.items[index]
-        adw_window_title_set_title(cast(title), GalleryModel.accessibleName(of: asset))
-        adw_window_title_set_subtitle(cast(title), CameraWords.translate("%@ of %@", String(index + 1), String(gallery.items.count)))
+        shownID = asset.id
+        showTitle(asset)
         zoom = nil
         loading?.cancel()
         showFavorite(asset.isFavorite)
@@ -208,8 +217,30 @@ final class ViewerPage {
     /// The item shown.
     var shownItem: Asset? { gallery.items.indices.contains(index) ? gallery.items[index] : nil }
 
+    private func showTitle(_ asset: Asset) {
+        adw_window_title_set_title(cast(title), GalleryModel.accessibleName(of: asset))
+        adw_window_title_set_subtitle(cast(title), CameraWords.translate("%@ of %@", String(index + 1), String(gallery.items.count)))
+    }
+
+    /// Follows a change of the gallery's items while the viewer is open: the same item at its new
+    /// position, or, when it went, the one that took its place.
+    private func itemsChanged() {
+        guard let shownID, gtk_widget_get_mapped(widget) != 0 else { return }
+        if let position = gallery.items.firstIndex(where: { $0.id == shownID }) {
+            index = position
+            showTitle(gallery.items[position])
+            showFavorite(gallery.items[position].isFavorite)
+        } else if gallery.items.isEmpty {
+            self.shownID = nil
+            onEmpty()
+        } else {
+            show(min(index, gallery.items.count - 1))
+        }
+    }
+
     /// Stops a playing video and lets the picture go (the page was left).
     func close() {
+        shownID = nil
         loading?.cancel()
         gtk_video_set_file(cast(video), nil)
         gtk_picture_set_paintable(cast(picture), nil)

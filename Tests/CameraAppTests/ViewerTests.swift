@@ -1,0 +1,70 @@
+import Foundation
+import Glibc
+import Media
+import Testing
+import TestSupport
+
+/// The viewer with formats other than the camera's JPEG, and with the library changing under it.
+extension AppSuites {
+@Suite("The camera app's viewer, headless")
+struct ViewerTests {
+    /// Whether the screenshot's picture (the viewer's, below the header) shows `left` in its left
+    /// half and `right` in its right half, along the middle row.
+    static func halves(_ shot: PixelBuffer, left: (r: Int, g: Int, b: Int), right: (r: Int, g: Int, b: Int)) -> Bool {
+        func near(_ a: (r: Int, g: Int, b: Int), _ b: (r: Int, g: Int, b: Int)) -> Bool { abs(a.r - b.r) < 40 && abs(a.g - b.g) < 40 && abs(a.b - b.b) < 40 }
+        return near(shot.mean(x: 280, y: 380), left) && near(shot.mean(x: 680, y: 380), right)
+    }
+
+    @Test("HEIF and WebP photos show in the viewer, the WebP turned upright by its EXIF orientation")
+    func heifAndWebP() throws {
+        let session = try AppSession()
+        // Red on the left, blue on the right; the WebP's EXIF says "rotate 180°", so it shows blue on the left.
+        let png = session.folder.path("halves.png")
+        // PNG24: heif-enc 1.15 misreads palette PNGs (a green band appears).
+        let made = try runTool("convert", ["-size", "320x240", "xc:red", "-fill", "blue", "-draw", "rectangle 160,0 319,239", "PNG24:" + png])
+        try #require(made.status == 0, "convert: \(made.stderr)")
+        let heif = session.folder.path("halves.heic"), webp = session.folder.path("halves.webp")
+        try #require(try runTool("heif-enc", ["-q", "90", "-o", heif, png]).status == 0)
+        try #require(try runTool("cwebp", ["-q", "90", png, "-o", webp]).status == 0)
+        let turned = try runTool("exiftool", ["-overwrite_original", "-Orientation=3", "-n", webp])
+        try #require(turned.status == 0, "exiftool: \(turned.stderr)")
+        for file in [heif, webp] {
+            let imported = try runTool(builtProduct("pinhole"), ["library", "import", file], environment: ["PINHOLE_LIBRARY": session.folder.path("library")])
+            try #require(imported.status == 0, "pinhole library import \(file): \(imported.stderr)")
+        }
+        let order = try GalleryTests.index(session, "SELECT path FROM assets ORDER BY created DESC, id").split(separator: "\n").map(String.init)
+        try #require(order.count == 2)
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        try SharingTests.openViewer(session, items: 2)
+        let red = (r: 255, g: 0, b: 0), blue = (r: 0, g: 0, b: 255)
+        for (position, path) in order.enumerated() {
+            if position > 0 {
+                try session.key("Right")
+                #expect(try AppStateTests.shows(session, "\(position + 1) of 2"))
+            }
+            let upright = path.hasSuffix(".webp") ? (blue, red) : (red, blue)
+            let shown = try waitFor(seconds: 30) { Self.halves(try session.screenshot(), left: upright.0, right: upright.1) }
+            let last = try session.screenshot()
+            #expect(shown, "\(path): left \(last.mean(x: 280, y: 380)), right \(last.mean(x: 680, y: 380))")
+        }
+    }
+
+    @Test("the viewer stays on its item when another program adds one before it, and moves on when its file is removed")
+    func followsTheLibrary() throws {
+        let session = try AppSession()
+        for _ in 0..<2 { try GalleryTests.snap(session) }
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        try SharingTests.openViewer(session, items: 2)
+        let shown = try #require(try PickerTests.newestNames(session).first)
+        try GalleryTests.snap(session)
+        #expect(try AppStateTests.shows(session, "2 of 3"), "the viewer did not stay on its item")
+        #expect(unlink(session.photos + "/" + shown) == 0)
+        #expect(try AppStateTests.shows(session, "2 of 2"), "the viewer did not move on from the removed item")
+        // The last one removed too: back to the gallery.
+        for file in session.files(in: session.photos) { unlink(file) }
+        #expect(try AppStateTests.shows(session, "No Photos or Videos Yet"))
+    }
+}
+}
