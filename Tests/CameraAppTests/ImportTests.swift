@@ -105,7 +105,7 @@ struct ImportTests {
         print("import of 3 files (1 new, 1 duplicate, 1 damaged) said its result \(String(format: "%.2f", took)) s after the D-Bus call")
     }
 
-    @Test("a folder of many photos: a progress bar with the count, Cancel stops before the next file, the files done are in and nothing is left half-imported")
+    @Test("a folder of many photos: a progress bar with the count, Cancel stops before the next file, the files done are in and nothing is left half-imported, also when the app quits mid-import")
     func progressAndCancel() throws {
         let session = try AppSession()
         try AppSuites.GalleryTests.snap(session)
@@ -164,6 +164,15 @@ struct ImportTests {
             time.sleep(0.5)
         """)
         #expect(gone.stdout.contains("gone"), "\(gone.stderr)")
+        // Quitting during an import: the file being added is finished, the app exits, and every
+        // file in the folder is whole and in the index.
+        try session.action("import-files", variant: "['\(many)']")
+        #expect(try waitFor(seconds: 30) { try Self.count(session) >= imported + 3 })
+        #expect(try session.quit() == 0)
+        let after = Self.everything(in: session.photos)
+        let indexed = try Self.count(session)
+        #expect(!after.contains { $0.hasPrefix(".") } && after.count == indexed, "\(after.count) files, \(indexed) in the index")
+        #expect(after.count > imported + 1 && after.count < total + 1, "\(after.count) files")
         print("import of a folder of \(total) 4K photos, cancelled once its bar was seen: \(imported) imported, the cancel's toast \(String(format: "%.2f", took)) s after the import's D-Bus call")
     }
 

@@ -47,11 +47,13 @@ final class ImportControls {
         gtk_progress_bar_set_show_text(cast(bar), 1)
         gtk_widget_set_hexpand(bar, 1)
         gtk_widget_set_valign(bar, GTK_ALIGN_CENTER)
-        label(bar, L("Import progress"))
         cancel = gtk_button_new_with_label(L("Cancel Import"))
         gtk_actionable_set_action_name(cast(cancel), "app.cancel-import")
         let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)!
-        for side in [GTK_POS_LEFT, GTK_POS_RIGHT, GTK_POS_TOP, GTK_POS_BOTTOM] { ImportControls.margin(row, side, 12) }
+        gtk_widget_set_margin_start(row, 12)
+        gtk_widget_set_margin_end(row, 12)
+        gtk_widget_set_margin_top(row, 12)
+        gtk_widget_set_margin_bottom(row, 12)
         gtk_box_append(cast(row), bar)
         gtk_box_append(cast(row), cancel)
         progress = gtk_revealer_new()
@@ -63,7 +65,7 @@ final class ImportControls {
     private func update() {
         let shows = importer.showsProgress
         gtk_revealer_set_reveal_child(cast(progress), shows ? 1 : 0)
-        // A hidden revealer's children stay in the accessibility tree: hide them too.
+        // Hidden too, not only folded away, so the accessibility tree drops the bar and its last count.
         gtk_widget_set_visible(gtk_revealer_get_child(cast(progress)), shows ? 1 : 0)
         guard shows else { return }
         let (done, total) = (importer.done, importer.total)
@@ -72,16 +74,6 @@ final class ImportControls {
         gtk_progress_bar_set_text(cast(bar), text)
         pinhole_set_accessible_label(bar, text)
         gtk_widget_set_sensitive(cancel, importer.isCancelling ? 0 : 1)
-    }
-
-    /// Sets one margin of a widget.
-    private static func margin(_ widget: Widget, _ side: GtkPositionType, _ pixels: Int32) {
-        switch side {
-        case GTK_POS_LEFT: gtk_widget_set_margin_start(widget, pixels)
-        case GTK_POS_RIGHT: gtk_widget_set_margin_end(widget, pixels)
-        case GTK_POS_TOP: gtk_widget_set_margin_top(widget, pixels)
-        default: gtk_widget_set_margin_bottom(widget, pixels)
-        }
     }
 }
 
