@@ -67,6 +67,11 @@ public final class CameraModel {
     public let mailbox = FrameMailbox()
     /// The gallery page's state (over the same library).
     public private(set) lazy var gallery = GalleryModel { [unowned self] in await self.openLibrary() }
+    /// Imports files and folders into the same library (Import…, files dropped on the window).
+    public private(set) lazy var importer = LibraryImport { [unowned self] () async -> Result<PhotoLibrary, LibraryError> in
+        if let library = await self.openLibrary() { return .success(library) }
+        return .failure(self.libraryError ?? .index("the library did not open"))
+    }
 
     // MARK: Parts
 
@@ -152,6 +157,8 @@ public final class CameraModel {
         }
         for watcher in watchers { watcher.cancel() }
         rotationTask?.cancel()
+        // An import stops after the file it is adding (which is added whole).
+        await importer.stop()
         await session.stop()
     }
 

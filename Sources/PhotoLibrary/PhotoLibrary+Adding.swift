@@ -21,6 +21,13 @@ extension PhotoLibrary {
         return asset
     }
 
+    /// Whether a file's name says it is a photo or a movie the library takes (by its extension,
+    /// as file managers decide): what an import of a whole folder picks. The file is still
+    /// checked by its content when imported.
+    public static func isMediaName(_ name: String) -> Bool {
+        !name.hasPrefix(".") && (isPhotoName(name) || isVideoName(name))
+    }
+
     /// The name of every new file, in local time: "Photo from 2026-11-29 14-03-22.123.jpg" (with
     /// milliseconds: bursts of photos stay in order) or "Video from 2026-11-29 14-03-22.mp4".
     public static func fileName(date: Double, extension ext: String, mediaType: Asset.MediaType = .photo) -> String {

@@ -227,6 +227,7 @@ final class CameraApplication {
         addAction(map, "undo-delete") { _ in Task { await model.gallery.undoDelete() } }
         addShareActions(map, model)
         addAlbumActions(map, model)
+        addImportActions(map, model: model) { [weak self] in self?.window }
         for action in viewerActions { setEnabled(action, false) }
         addAction(map, "about") { [weak self] _ in self?.showAbout() }
         addAction(map, "preferences") { [weak self] _ in self?.showPreferences() }

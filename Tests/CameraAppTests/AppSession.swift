@@ -175,9 +175,9 @@ final class AppSession: @unchecked Sendable {
         usleep(500_000)  // xdotool input closer than ~250 ms to the previous one is lost
     }
 
-    /// Types `text` into the window titled `named` (a regular expression), as a keyboard does.
-    func type(_ text: String, window named: String) throws {
-        let window = try #require(windowID(named: named), "no window titled \(named)")
+    /// Types `text` into the window (or the window titled `window`, a regular expression), as a keyboard does.
+    func type(_ text: String, window named: String? = nil) throws {
+        let window = try #require(windowID(named: named), "no window titled \(named ?? title)")
         _ = try runTool("xdotool", ["windowfocus", "--sync", window], environment: ["DISPLAY": display])
         let result = try runTool("xdotool", ["type", "--delay", "30", text], environment: ["DISPLAY": display])
         #expect(result.status == 0, "\(result.stderr)")
@@ -205,6 +205,19 @@ final class AppSession: @unchecked Sendable {
         if let parameter { arguments.append("'\(parameter)'") }
         let result = try runTool("gapplication", arguments, environment: ["DBUS_SESSION_BUS_ADDRESS": busAddress, "DISPLAY": display])
         #expect(result.status == 0, "gapplication \(arguments): \(result.stderr)")
+    }
+
+    /// Runs a GAction over D-Bus with a parameter in GVariant text, given as it is
+    /// (`"['/a.jpg', '/b.jpg']"` for a list of strings).
+    func action(_ name: String, variant: String) throws {
+        let arguments = ["action", "io.github.pinhole.Camera", name, variant]
+        let result = try runTool("gapplication", arguments, environment: ["DBUS_SESSION_BUS_ADDRESS": busAddress, "DISPLAY": display])
+        #expect(result.status == 0, "gapplication \(arguments): \(result.stderr)")
+    }
+
+    /// The lines the app has said in toasts so far (logged as "pinhole-camera: …" on standard error).
+    var toasts: [String] {
+        (app?.errors ?? "").split(separator: "\n").filter { $0.hasPrefix("pinhole-camera: ") }.map { String($0.dropFirst("pinhole-camera: ".count)) }
     }
 
     /// A screenshot of the whole screen (ImageMagick's `import`), decoded to BGRA.

@@ -89,6 +89,29 @@ struct VideoLibraryTests {
         #expect(try await library.count == 1)
     }
 
+    @Test("a movie larger than the free space: the streaming copy fails with a full disk and leaves no partial or temporary file, no row")
+    func fullDisk() async throws {
+        let folder = try TemporaryDirectory()
+        let disk = try SmallDisk(at: folder.path("small"), size: "256k")
+        defer { disk.unmount() }
+        let location = LibraryLocation(folder: disk.path + "/library", trash: folder.path("Trash"), thumbnails: folder.path("t"))
+        let library = try PhotoLibrary(location: location)
+        let movie = folder.path("big.mp4")
+        try makeTestMovie(movie, seconds: 4, size: "640x480", extra: ["-b:v", "2M"])
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: movie)[.size] as? Int)
+        try #require(size > 512 * 1024, "the movie (\(size) bytes) would fit")
+        do {
+            _ = try await library.importFile(at: movie)
+            Issue.record("the movie was imported onto a full disk")
+        } catch {
+            guard case .cannotWrite(_, .diskFull) = error else { Issue.record("\(error)"); return }
+        }
+        // Hidden names included: a temporary copy would be one.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: location.videos).isEmpty)
+        #expect(try await library.count == 0)
+        #expect(FileManager.default.fileExists(atPath: movie))
+    }
+
     @Test("movies other programs put in the videos folder are indexed; a rebuilt index keeps video identifiers; delete and restore")
     func foreignAndRebuild() async throws {
         let folder = try TemporaryDirectory()

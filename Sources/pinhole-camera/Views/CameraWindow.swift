@@ -23,6 +23,7 @@ final class CameraWindow {
     private(set) lazy var gallery: GalleryPage = {
         let page = GalleryPage(gallery: model.gallery, albumMenu: albumMenu)
         page.onOpen = { [weak self] index in self?.show(.viewer, item: index) }
+        ImportControls.attach(to: page, importer: model.importer)
         gtk_stack_add_named(cast(pages), page.widget, "gallery")
         return page
     }()
@@ -78,6 +79,7 @@ final class CameraWindow {
         adw_toast_overlay_set_child(cast(toasts), pages)
         adw_application_window_set_content(cast(window), toasts)
         ShortcutsWindow.attach(to: window)
+        FileDrop.attach(to: window)
 
         model.gallery.onError = { [weak self] text in self?.toast(text) }
         model.onChange = { [weak self] in self?.update() }
