@@ -26,6 +26,17 @@ struct AppStateTests {
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true), session.describePreview())
     }
 
+    @Test("no camera at start (both unplugged): \"No Camera Found\"; a camera plugged in meanwhile is used at once, without a click")
+    func cameraPluggedIn() throws {
+        let session = try AppSession(extra: ["PINHOLE_TEST_FAULTS": "front unplugged on; back unplugged on"])
+        try session.launch()
+        #expect(try Self.shows(session, "No Camera Found"))
+        #expect(GalleryTests.cameraRunning(session) == false)
+        session.send("front unplugged off")
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true), session.describePreview())
+        #expect(GalleryTests.cameraRunning(session) == true)
+    }
+
     @Test("busy: the page says the camera is in use, and the preview comes back by itself when it is free")
     func busy() throws {
         let session = try AppSession(extra: ["PINHOLE_TEST_FAULTS": "front busy on; back busy on"])

@@ -58,10 +58,12 @@ struct TrashTests {
         #expect(try Self.pressButton(session, startingWith: "_Empty Trash").status == 0)
         #expect(try AppStateTests.shows(session, "Delete 2 Items Permanently?"))
         #expect(try Self.pressButton(session, startingWith: "_Delete").status == 0)
-        #expect(try AppStateTests.shows(session, "Nothing Deleted Recently"))
-        let left = ((try? FileManager.default.contentsOfDirectory(atPath: trash + "/files")) ?? []) + ((try? FileManager.default.contentsOfDirectory(atPath: trash + "/info")) ?? [])
-        #expect(left.isEmpty, "left in the Trash: \(left)")
-        #expect(try GalleryTests.index(session, "SELECT (SELECT count(*) FROM assets) + (SELECT count(*) FROM trashed)") == "0")
+        // The deletion runs on the library's actor: wait for it.
+        func left() -> [String] {
+            ((try? FileManager.default.contentsOfDirectory(atPath: trash + "/files")) ?? []) + ((try? FileManager.default.contentsOfDirectory(atPath: trash + "/info")) ?? [])
+        }
+        #expect(waitFor(seconds: 30) { left().isEmpty }, "left in the Trash: \(left())")
+        #expect(try waitFor(seconds: 30) { try GalleryTests.index(session, "SELECT (SELECT count(*) FROM assets) + (SELECT count(*) FROM trashed)") == "0" })
         #expect(waitFor(seconds: 30) { (session.app?.errors ?? "").contains("pinhole-camera: 2 items deleted permanently") }, "\(session.app?.errors ?? "")")
     }
 }
