@@ -50,6 +50,43 @@ struct ViewerTests {
         }
     }
 
+    /// Where the first run of the test pattern's yellow bar starts along row `y`, or nil.
+    static func firstYellow(_ shot: PixelBuffer, y: Int) -> Int? {
+        stride(from: 5, to: 955, by: 1).first { x in
+            let p = shot.bgraPixel(x: x, y: y)
+            return p.r > 150 && p.g > 150 && p.b < 60 as UInt8
+        }
+    }
+
+    @Test("with the mouse: a double-click shows the photo at 100 % and another fits it again; dragging the zoomed photo pans it")
+    func mouseZoomAndPan() throws {
+        let session = try AppSession()
+        try GalleryTests.snap(session)
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        try SharingTests.openViewer(session, items: 1)
+        var fitted = 0
+        #expect(try waitFor(seconds: 30) { fitted = GalleryTests.yellowWidth(try session.screenshot(), y: 300); return fitted > 80 }, "no yellow bar: \(fitted)")
+        // 3840 pixels wide at 100 %: the yellow bar (an eighth of it) is far wider than fitted.
+        try session.click(x: 480, y: 380, count: 2)
+        var zoomed = 0
+        #expect(try waitFor(seconds: 30) { zoomed = GalleryTests.yellowWidth(try session.screenshot(), y: 300); return zoomed > fitted * 3 }, "fitted \(fitted), zoomed \(zoomed)")
+        let before = try #require(Self.firstYellow(try session.screenshot(), y: 300))
+        // Drag 300 px to the left: the picture follows the pointer.
+        let window = try #require(session.windowID())
+        var steps = ["mousemove", "--window", window, "700", "400", "mousedown", "1", "sleep", "0.2"]
+        for x in stride(from: 650, through: 400, by: -50) { steps += ["mousemove", "--window", window, String(x), "400", "sleep", "0.05"] }
+        steps += ["sleep", "0.3", "mouseup", "1"]
+        let dragged = try runTool("xdotool", steps, environment: ["DISPLAY": session.display])
+        #expect(dragged.status == 0, "\(dragged.stderr)")
+        var after = before
+        #expect(try waitFor(seconds: 30) { after = Self.firstYellow(try session.screenshot(), y: 300) ?? after; return abs((before - after) - 300) <= 12 },
+                "the yellow bar started at \(before), after the drag at \(after)")
+        usleep(500_000)
+        try session.click(x: 480, y: 380, count: 2)
+        #expect(try waitFor(seconds: 30) { abs(GalleryTests.yellowWidth(try session.screenshot(), y: 300) - fitted) <= 2 }, "not fitted again")
+    }
+
     @Test("the viewer stays on its item when another program adds one before it, and moves on when its file is removed")
     func followsTheLibrary() throws {
         let session = try AppSession()
