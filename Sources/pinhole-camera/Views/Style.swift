@@ -1,6 +1,7 @@
 import CGtk
 
-/// The app's CSS: the round shutter, the on-screen controls, the screen flash, the countdown.
+/// The app's CSS: the round shutter, the on-screen controls, the screen flash, the countdown,
+/// the gallery's cells (a neutral tile stands in for a thumbnail not loaded yet).
 enum Style {
     static let css = """
     .preview { background-color: black; }
@@ -18,7 +19,7 @@ enum Style {
                  border-radius: 32px; padding: 0 40px; }
     .shutter-blink .preview { opacity: 0.3; }
     .confirm-photo { background-color: black; }
-    .gallery-cell picture { border-radius: 6px; }
+    .gallery-cell picture { border-radius: 6px; background-color: alpha(currentColor, 0.08); }
     .gallery-badge { color: white; background-color: alpha(black, 0.6); border-radius: 6px; padding: 2px 6px; margin: 6px;
                      font-feature-settings: "tnum"; }
     """
