@@ -18,6 +18,8 @@ final class GalleryPage {
     let widget: Widget
     let header: Widget
     private let stack: Widget
+    /// The scrolled window around the grid (its viewport is what can be seen of the grid).
+    private let scrolled: Widget
     private let names: OpaquePointer
     private let gallery: GalleryModel
     /// Items by identifier, as the model has them (the list model holds identifiers).
@@ -63,7 +65,7 @@ final class GalleryPage {
         gtk_grid_view_set_single_click_activate(cast(grid), 1)
         addClass(grid, "gallery")
         label(grid, L("Photos and Videos"))
-        let scrolled = gtk_scrolled_window_new()!
+        scrolled = gtk_scrolled_window_new()
         gtk_scrolled_window_set_child(cast(scrolled), grid)
         gtk_widget_set_vexpand(scrolled, 1)
 
@@ -96,6 +98,7 @@ final class GalleryPage {
 
     /// Follows one change of the model's items.
     private func splice(at: Int, removing: Int, inserting: Int) {
+        BenchReport.say("gallery-splice", BenchReport.now, Int64(inserting), Int64(removing))
         assets = Dictionary(gallery.items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for id in textures.keys where assets[id] == nil {
             g_object_unref(UnsafeMutableRawPointer(textures.removeValue(forKey: id)))
@@ -176,6 +179,30 @@ final class GalleryPage {
                 }
             }
         }
+    }
+
+    /// The items whose cells can be seen in the grid's viewport now (even in part), and whether
+    /// each shows its thumbnail: the cells bound to items that lie within the scrolled window.
+    var visibleItems: [(id: String, hasThumbnail: Bool)] {
+        let height = Float(gtk_widget_get_height(scrolled)), width = Float(gtk_widget_get_width(scrolled))
+        var visible: [(id: String, hasThumbnail: Bool)] = []
+        for (item, id) in shown {
+            guard let cell = gtk_list_item_get_child(OpaquePointer(item)), gtk_widget_get_mapped(cell) != 0,
+                  let picture = gtk_widget_get_first_child(cell) else { continue }
+            var bounds = graphene_rect_t()
+            guard gtk_widget_compute_bounds(cell, scrolled, &bounds) != 0, bounds.size.width > 0, bounds.size.height > 0,
+                  bounds.origin.y < height, bounds.origin.y + bounds.size.height > 0,
+                  bounds.origin.x < width, bounds.origin.x + bounds.size.width > 0 else { continue }
+            visible.append((id, gtk_picture_get_paintable(cast(picture)) != nil))
+        }
+        return visible
+    }
+
+    /// The grid's vertical scroll position in pixels: the top of the viewport, the grid's whole
+    /// height and the viewport's height.
+    var scrollPosition: (value: Double, upper: Double, page: Double) {
+        let adjustment = gtk_scrolled_window_get_vadjustment(cast(scrolled))
+        return (gtk_adjustment_get_value(adjustment), gtk_adjustment_get_upper(adjustment), gtk_adjustment_get_page_size(adjustment))
     }
 
     /// Opens an item (its position in the gallery's items) in the viewer.

@@ -21,6 +21,8 @@ final class ViewerPage {
     private let gallery: GalleryModel
     /// The item shown (an index into the gallery's items).
     private(set) var index = 0
+    /// Decoded photos handed to the picture so far (the benchmark's report waits for the next).
+    private(set) var picturesShown = 0
     /// The zoom factor; nil fits the picture to the window.
     private var zoom: Double?
     private var pinchStart = 1.0
@@ -171,6 +173,8 @@ final class ViewerPage {
             let texture = lendTexture(image)
             gtk_picture_set_paintable(cast(self.picture), cast(texture))
             g_object_unref(UnsafeMutableRawPointer(texture))
+            self.picturesShown += 1
+            BenchReport.say("viewer-decoded", BenchReport.now)
             self.imageSize = (image.width, image.height)
             self.applyZoom()
         }
