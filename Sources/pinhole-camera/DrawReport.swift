@@ -8,9 +8,10 @@ import CGtk
 /// - `gallery-open T`: the gallery page was asked for (`CameraWindow.show(.gallery)`);
 /// - `gallery-drawn T CELLS`: the end of the first frame after that in which every cell visible
 ///   in the grid (even in part) was painted with its thumbnail, the page's slide-in over;
-/// - `gallery-frame START END VALUE UPPER PAGE`: every frame while the gallery is shown, from its
-///   "before-paint" to its "after-paint", with the grid's scroll position in pixels (the top of
-///   the viewport, the grid's height, the viewport's height);
+/// - `gallery-frame START END VALUE UPPER PAGE FIRST`: every frame while the gallery is shown, from
+///   its "before-paint" to its "after-paint", with the grid's scroll position in pixels (the top of
+///   the viewport, the grid's height, the viewport's height) and the position of the first item
+///   whose cell can be seen (-1 for none);
 /// - `gallery-item-shown T` and `gallery-item-thumbnail T`: the end of the first frame that
 ///   painted the cell of an item that arrived after the first screen (a photo another program
 ///   added) where it can be seen, and of the first that painted it with its thumbnail;
@@ -77,9 +78,9 @@ final class DrawReport {
         case .gallery:
             let gallery = window.gallery
             let position = gallery.scrollPosition
-            BenchReport.say("gallery-frame", frameStart, end, Int64(position.value.rounded()), Int64(position.upper.rounded()),
-                            Int64(position.page.rounded()))
             let visible = gallery.visibleItems
+            BenchReport.say("gallery-frame", frameStart, end, Int64(position.value.rounded()), Int64(position.upper.rounded()),
+                            Int64(position.page.rounded()), Int64(visible.map(\.position).min() ?? -1))
             if awaitingGallery {
                 guard settled, !visible.isEmpty, visible.allSatisfy(\.hasThumbnail) else { return }
                 awaitingGallery = false

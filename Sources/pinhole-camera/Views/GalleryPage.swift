@@ -181,11 +181,12 @@ final class GalleryPage {
         }
     }
 
-    /// The items whose cells can be seen in the grid's viewport now (even in part), and whether
-    /// each shows its thumbnail: the cells bound to items that lie within the scrolled window.
-    var visibleItems: [(id: String, hasThumbnail: Bool)] {
+    /// The items whose cells can be seen in the grid's viewport now (even in part): each one's
+    /// position in the grid and whether it shows its thumbnail. The cells bound to items that lie
+    /// within the scrolled window.
+    var visibleItems: [(id: String, position: Int, hasThumbnail: Bool)] {
         let height = Float(gtk_widget_get_height(scrolled)), width = Float(gtk_widget_get_width(scrolled))
-        var visible: [(id: String, hasThumbnail: Bool)] = []
+        var visible: [(id: String, position: Int, hasThumbnail: Bool)] = []
         for (item, id) in shown {
             guard let cell = gtk_list_item_get_child(OpaquePointer(item)), gtk_widget_get_mapped(cell) != 0,
                   let picture = gtk_widget_get_first_child(cell) else { continue }
@@ -193,7 +194,7 @@ final class GalleryPage {
             guard gtk_widget_compute_bounds(cell, scrolled, &bounds) != 0, bounds.size.width > 0, bounds.size.height > 0,
                   bounds.origin.y < height, bounds.origin.y + bounds.size.height > 0,
                   bounds.origin.x < width, bounds.origin.x + bounds.size.width > 0 else { continue }
-            visible.append((id, gtk_picture_get_paintable(cast(picture)) != nil))
+            visible.append((id, Int(gtk_list_item_get_position(OpaquePointer(item))), gtk_picture_get_paintable(cast(picture)) != nil))
         }
         return visible
     }
