@@ -18,6 +18,8 @@ final class GalleryPage {
     let widget: Widget
     let header: Widget
     private let stack: Widget
+    /// The grid of cells.
+    private let grid: Widget
     /// The scrolled window around the grid (its viewport is what can be seen of the grid).
     private let scrolled: Widget
     private let names: OpaquePointer
@@ -59,7 +61,7 @@ final class GalleryPage {
         gtk_single_selection_set_autoselect(selection, 0)
         gtk_single_selection_set_can_unselect(selection, 1)
         let factory = gtk_signal_list_item_factory_new()!
-        let grid = gtk_grid_view_new(cast(selection), factory)!
+        grid = gtk_grid_view_new(cast(selection), factory)
         gtk_grid_view_set_max_columns(cast(grid), 12)
         gtk_grid_view_set_min_columns(cast(grid), 2)
         gtk_grid_view_set_single_click_activate(cast(grid), 1)
@@ -104,11 +106,19 @@ final class GalleryPage {
             g_object_unref(UnsafeMutableRawPointer(textures.removeValue(forKey: id)))
         }
         textureOrder.removeAll { textures[$0] == nil }
+        let atTop = gtk_adjustment_get_value(gtk_scrolled_window_get_vadjustment(cast(scrolled))) < 1
         let added = gallery.items[at..<(at + inserting)].map { strdup($0.id) } + [nil]
         added.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { gtk_string_list_splice(names, guint(at), guint(removing), $0.baseAddress) }
         }
         for pointer in added { free(pointer) }
+        // Seen from the top, a newest item arriving stays in view: GtkGridView keeps the item it
+        // shows first in place, so a row's worth of arrivals pushed the newest above the view.
+        if atTop, at == 0, inserting > 0 {
+            let first = g_variant_ref_sink(g_variant_new_uint32(0))
+            gtk_widget_activate_action_variant(grid, "list.scroll-to-item", first)
+            g_variant_unref(first)
+        }
         gtk_stack_set_visible_child_name(cast(stack), gallery.items.isEmpty ? "empty" : "grid")
     }
 
