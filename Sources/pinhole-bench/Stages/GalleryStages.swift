@@ -149,7 +149,7 @@ struct GalleryBenchmark {
     /// `wheelDelayMs`), and collects the app's frames meanwhile.
     func scroll(_ run: ReportingApp, session: HeadlessSession) throws -> ScrollRun {
         bench.progress("gallery: scrolling from the top to the bottom with the mouse wheel")
-        try xdotool(["mousemove", "480", "400"], session: session)
+        try xdotool(["mousemove", "480", "400"], session: session, timeout: 20)
         Sleep.seconds(0.5)
         let first = run.events("gallery-frame").count
         guard let top = run.events("gallery-frame").last, top.count == 6, top[2] == 0 else {
@@ -182,6 +182,8 @@ struct GalleryBenchmark {
     /// The frame rows: the 99th percentile and the worst frame interval while the wheel turned.
     func scrollRows(_ run: ScrollRun) -> [Row] {
         let intervals = run.intervalsMs, paints = run.paintMs
+        let over = run.intervals.filter { $0.ms > Self.frameAimMs }, leapFrames = Set(run.jumps.map(\.at))
+        let leapsOver = over.filter { leapFrames.contains($0.end) }.count
         let p99 = Self.percentile(intervals, 0.99), worst = intervals.max() ?? 0
         let clicks = run.batches.reduce(0) { $0 + $1.clicks }
         let seconds = run.batches.reduce(0.0) { $0 + Double($1.end - $1.start) / 1e9 }
@@ -195,7 +197,8 @@ struct GalleryBenchmark {
             + "\(Format.ms(paints.max() ?? 0)) ms; intervals spanning the pauses between xdotool runs are left out; "
             + (run.jumps.isEmpty ? "" : "the grid leapt ahead by itself \(run.jumps.count) times, its first visible item further on than the "
                 + "wheel could have taken it in that frame (items " + run.jumps.map { "\($0.from)→\($0.to)" }.joined(separator: ", ") + "; "
-                + "\(run.jumps.reduce(0) { $0 + Int($1.to - $1.from) }) of \(run.items) items passed that way); ")
+                + "\(run.jumps.reduce(0) { $0 + Int($1.to - $1.from) }) of \(run.items) items passed that way; \(leapsOver) of the "
+                + "\(over.count) intervals over \(Format.fixed(Self.frameAimMs, 0)) ms ended in such a frame); ")
             + "GtkGridView logged \"failed to scroll to given position\" \(run.gridWarnings) times; every thumbnail cached, "
             + "each loaded as a texture when its cell is bound (at most 600 kept); 960×720 window, cairo renderer under Xvfb"
         return [
@@ -211,8 +214,8 @@ struct GalleryBenchmark {
 
     // MARK: Helpers
 
-    /// Runs xdotool with `arguments` on the session's display and waits for it.
-    func xdotool(_ arguments: [String], session: HeadlessSession, timeout: Double = 20) throws {
+    /// Runs xdotool with `arguments` on the session's display and waits for it, up to `timeout` seconds.
+    func xdotool(_ arguments: [String], session: HeadlessSession, timeout: Double) throws {
         let child = try ChildProcess(["xdotool"] + arguments, environment: session.environment, errorPath: session.folder + "/xdotool.txt")
         guard let exit = child.wait(timeout: timeout), exit.status == 0 else {
             child.stop()
@@ -264,21 +267,24 @@ struct ScrollRun {
     /// Frames whose first visible item is further on than the wheel could have taken it in that
     /// frame, three times over (its clicks at `wheelDelayMs` plus two, each GTK's wheel step, the
     /// viewport's height to the 2/3, at the grid's pixels per item): the grid leaping ahead by itself.
-    var jumps: [(from: Int64, to: Int64)] {
+    var jumps: [(from: Int64, to: Int64, at: Int64)] {
         let step = pow(Double(page), 2.0 / 3.0), pixelsPerItem = Double(height) / Double(max(items, 1))
         return zip(frames, frames.dropFirst()).compactMap { previous, next in
             guard previous[5] >= 0, next[5] >= 0 else { return nil }
             let clicks = Double(next[0] - previous[0]) / 1e6 / Double(GalleryBenchmark.wheelDelayMs) + 2
-            return Double(next[5] - previous[5]) * pixelsPerItem > 3 * clicks * step ? (previous[5], next[5]) : nil
+            return Double(next[5] - previous[5]) * pixelsPerItem > 3 * clicks * step ? (previous[5], next[5], next[0]) : nil
         }
     }
 
     /// Frame intervals (one frame's start to the next's) within an xdotool run, in ms.
-    var intervalsMs: [Double] {
-        var intervals: [Double] = []
+    var intervalsMs: [Double] { intervals.map(\.ms) }
+
+    /// Frame intervals within an xdotool run, in ms, each with the start of the frame that ends it.
+    var intervals: [(ms: Double, end: Int64)] {
+        var intervals: [(ms: Double, end: Int64)] = []
         for batch in batches {
             let inside = frames.filter { $0[0] >= batch.start && $0[0] <= batch.end }
-            for (previous, next) in zip(inside, inside.dropFirst()) { intervals.append(Double(next[0] - previous[0]) / 1e6) }
+            for (previous, next) in zip(inside, inside.dropFirst()) { intervals.append((Double(next[0] - previous[0]) / 1e6, next[0])) }
         }
         return intervals
     }

@@ -16,8 +16,8 @@ extension GalleryBenchmark {
             _ = PageCache.evict(library.viewerPhoto)
             let watcher = try watch.start(session: session, name: "viewer-\(open)")
             let click = MonotonicClock.nanoseconds()
-            try xdotool(["mousemove", "90", "130", "click", "1"], session: session)
-            let seen = try watch.seen(watcher)
+            try xdotool(["mousemove", "90", "130", "click", "1"], session: session, timeout: 20)
+            let seen = try watch.seen(watcher, timeout: 60)
             let opened = try run.next("viewer-open", timeout: 30)[0], decoded = try run.next("viewer-decoded", timeout: 30)[0]
             let drawn = try run.next("viewer-drawn", timeout: 30)[0], settled = try run.next("viewer-settled", timeout: 30)[0]
             opens.append(ViewerOpen(fromClick: Double(seen.at - click) / 1e6, clickToOpen: Double(opened - click) / 1e6,
@@ -42,7 +42,7 @@ extension GalleryBenchmark {
             let watcher = try watch.start(session: session, name: "eog-\(launch)")
             let eog = try ChildProcess(["eog", library.viewerPhoto], environment: session.environment, errorPath: session.folder + "/eog-\(launch).txt")
             let seen: (at: Int64, captureMs: Double)
-            do { seen = try watch.seen(watcher) } catch {
+            do { seen = try watch.seen(watcher, timeout: 60) } catch {
                 eog.stop()
                 throw CaptureBenchError(description: "\(error); eog: \(eog.errors.trimmed.suffix(300))")
             }
@@ -293,7 +293,7 @@ struct ScreenWatch {
     }
 
     /// Waits for `watcher` to see the photo: when (CLOCK_MONOTONIC ns) and how long that capture took.
-    func seen(_ watcher: ChildProcess, timeout: Double = 60) throws -> (at: Int64, captureMs: Double) {
+    func seen(_ watcher: ChildProcess, timeout: Double) throws -> (at: Int64, captureMs: Double) {
         let line = watcher.readLine(timeout: timeout)
         watcher.stop()
         let fields = (line ?? "").split(separator: " ")
