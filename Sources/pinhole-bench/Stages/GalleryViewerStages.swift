@@ -200,9 +200,10 @@ final class ReportingApp {
     /// Lines of each event read so far with `next`.
     private var consumed: [String: Int] = [:]
 
-    /// Starts `app` and waits for its first camera frame (its camera page is up).
-    init(_ app: String, session: HeadlessSession, name: String) throws {
-        child = try ChildProcess([app], environment: session.environment, errorPath: session.folder + "/app-\(name).txt")
+    /// Starts `arguments` (the app, or the grid floor) and waits for its first frame (the app's
+    /// first camera frame: its camera page is up).
+    init(_ arguments: [String], session: HeadlessSession, name: String) throws {
+        child = try ChildProcess(arguments, environment: session.environment, errorPath: session.folder + "/app-\(name).txt")
         do { _ = try next("first-frame", timeout: 60) } catch {
             child.stop()
             throw error
@@ -271,14 +272,7 @@ struct ScreenWatch {
 
     /// Compiles `source` against Xlib and MIT-SHM into `folder`.
     static func compile(source: String, into folder: String) throws -> ScreenWatch {
-        guard let flags = Subprocess.output(["pkg-config", "--cflags", "--libs", "x11", "xext"]) else {
-            throw CaptureBenchError(description: "pkg-config knows no x11 or xext (libx11-dev, libxext-dev; scripts/setup)")
-        }
-        let binary = folder + "/screen-watch"
-        let result = Subprocess.run(["cc", "-O2", "-o", binary, source] + flags.split(separator: " ").map { String($0).trimmed }.filter { !$0.isEmpty },
-                                    scratch: folder)
-        guard result.status == 0 else { throw CaptureBenchError(description: "cc screen-watch.c failed: \(result.errors.trimmed.suffix(300))") }
-        return ScreenWatch(binary: binary)
+        ScreenWatch(binary: try GalleryBenchmark.compile(source, into: folder, packages: ["x11", "xext"]))
     }
 
     /// Starts a watcher on the session's display; returns once it has seen the screen without the photo.
