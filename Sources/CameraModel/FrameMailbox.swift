@@ -12,14 +12,24 @@ public final class FrameMailbox: Sendable {
         var delivered = 0
     }
     private let slot = Mutex(Slot())
-    private let wake: Mutex<(@Sendable () -> Void)?> = Mutex(nil)
+    /// The wake-up function, in a class box: kept in the `Mutex` itself, a function value came back
+    /// from `withLock { $0 }` wrapped in two more reabstraction thunks at every frame (see
+    /// `Localization`), so each wake-up walked a longer chain than the last.
+    private final class Wake: Sendable {
+        /// The function.
+        let body: @Sendable () -> Void
+        /// Boxes `body`.
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    /// The wake-up, if any.
+    private let wake = Mutex<Wake?>(nil)
 
     /// An empty mailbox.
     public init() {}
 
     /// Sets what runs (on the producer's thread) when a frame lands in an empty slot; it should
     /// schedule a `take()` on the consumer's thread.
-    public func setWake(_ wake: (@Sendable () -> Void)?) { self.wake.withLock { $0 = wake } }
+    public func setWake(_ wake: (@Sendable () -> Void)?) { self.wake.withLock { $0 = wake.map(Wake.init) } }
 
     /// Leaves `frame` for the consumer, replacing an unread one.
     public func put(_ frame: PixelBuffer) {
@@ -29,7 +39,7 @@ public final class FrameMailbox: Sendable {
             slot.frame = frame
             return empty
         }
-        if wasEmpty { wake.withLock { $0 }?() }
+        if wasEmpty { wake.withLock { $0 }?.body() }
     }
 
     /// The newest frame, emptying the slot (nil when there is none).

@@ -2,7 +2,8 @@ import Glibc
 
 /// With PINHOLE_BENCH_REPORT=1 the app tells `pinhole-bench` (on standard error, one line each)
 /// when the first camera frame is drawn, when a photo is saved, and how many preview frames it
-/// drew and skipped, as CLOCK_MONOTONIC nanoseconds. Nothing is printed otherwise.
+/// drew and skipped, as CLOCK_MONOTONIC nanoseconds; `DrawReport` adds when the gallery and the
+/// viewer have drawn what they were asked for, and the gallery's frames. Nothing is printed otherwise.
 enum BenchReport {
     /// Whether reporting is on.
     static let enabled = getenv("PINHOLE_BENCH_REPORT").map { String(cString: $0) == "1" } ?? false

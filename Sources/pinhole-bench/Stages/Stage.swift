@@ -38,6 +38,7 @@ struct Stage {
             .libraryListing,
             .libraryColdThumbnail,
             .cameraApp,
+            .gallery,
         ]
     }
 

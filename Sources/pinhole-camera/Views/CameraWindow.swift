@@ -49,6 +49,8 @@ final class CameraWindow {
     /// Told when the page changes (the application enables the viewer's actions).
     var onPageChange: (Page) -> Void = { _ in }
     private var minimized = false
+    /// What the benchmark is told about the gallery's and the viewer's drawing (nil unless it asks).
+    private var drawReport: DrawReport?
 
     init(application: UnsafeMutablePointer<GtkApplication>, model: CameraModel) {
         self.model = model
@@ -92,6 +94,7 @@ final class CameraWindow {
         }
         connect(UnsafeMutableRawPointer(window), "realize") { [weak self] in self?.followMinimizing() }
         update()
+        drawReport = DrawReport(window: self)
     }
 
     /// Redraws everything from the model.
@@ -143,6 +146,7 @@ final class CameraWindow {
     /// page is shown, and the gallery follows the library only while it or the viewer is.
     func show(_ page: Page, item: Int = 0) {
         guard page != self.page || page == .viewer, !(page != .camera && model.isRecording) else { return }
+        drawReport?.pageRequested(page)
         if self.page == .viewer, page != .viewer { viewer.close() }
         self.page = page
         switch page {

@@ -26,10 +26,13 @@ final class GalleryPage {
     let widget: Widget
     let header: Widget
     private let stack: Widget
+    /// The grid of cells.
+    private let grid: Widget
+    /// The scrolled window around the grid (its viewport is what can be seen of the grid).
+    private let scrolled: Widget
     private let names: OpaquePointer
     /// The grid's selection model (a GtkMultiSelection, or a GtkSingleSelection when picking one).
     private let selection: OpaquePointer
-    private let grid: Widget
     private let gallery: GalleryModel
     /// The filter drop-down: the fixed filters, then the albums.
     private let dropDown: Widget
@@ -96,7 +99,7 @@ final class GalleryPage {
         gtk_grid_view_set_enable_rubberband(cast(grid), purpose == .pick(multiple: false) ? 0 : 1)
         addClass(grid, "gallery")
         label(grid, L("Photos and Videos"))
-        let scrolled = gtk_scrolled_window_new()!
+        scrolled = gtk_scrolled_window_new()
         gtk_scrolled_window_set_child(cast(scrolled), grid)
         gtk_widget_set_vexpand(scrolled, 1)
 
@@ -165,16 +168,25 @@ final class GalleryPage {
 
     /// Follows one change of the model's items.
     private func splice(at: Int, removing: Int, inserting: Int) {
+        BenchReport.say("gallery-splice", BenchReport.now, Int64(inserting), Int64(removing))
         assets = Dictionary(gallery.items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for id in textures.keys where assets[id] == nil {
             g_object_unref(UnsafeMutableRawPointer(textures.removeValue(forKey: id)))
         }
         textureOrder.removeAll { textures[$0] == nil }
+        let atTop = gtk_adjustment_get_value(gtk_scrolled_window_get_vadjustment(cast(scrolled))) < 1
         let added = gallery.items[at..<(at + inserting)].map { strdup($0.id) } + [nil]
         added.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { gtk_string_list_splice(names, guint(at), guint(removing), $0.baseAddress) }
         }
         for pointer in added { free(pointer) }
+        // Seen from the top, a newest item arriving stays in view: GtkGridView keeps the item it
+        // shows first in place, so a row's worth of arrivals pushed the newest above the view.
+        if atTop, at == 0, inserting > 0 {
+            let first = g_variant_ref_sink(g_variant_new_uint32(0))
+            gtk_widget_activate_action_variant(grid, "list.scroll-to-item", first)
+            g_variant_unref(first)
+        }
         gtk_stack_set_visible_child_name(cast(stack), gallery.items.isEmpty ? "empty" : "grid")
         if removing == 0, inserting == gallery.items.count, inserting > 0 { onFirstItems() }
     }
@@ -273,6 +285,31 @@ final class GalleryPage {
                 }
             }
         }
+    }
+
+    /// The items whose cells can be seen in the grid's viewport now (even in part): each one's
+    /// position in the grid and whether it shows its thumbnail. The cells bound to items that lie
+    /// within the scrolled window.
+    var visibleItems: [(id: String, position: Int, hasThumbnail: Bool)] {
+        let height = Float(gtk_widget_get_height(scrolled)), width = Float(gtk_widget_get_width(scrolled))
+        var visible: [(id: String, position: Int, hasThumbnail: Bool)] = []
+        for (item, id) in shown {
+            guard let cell = gtk_list_item_get_child(OpaquePointer(item)), gtk_widget_get_mapped(cell) != 0,
+                  let picture = gtk_widget_get_first_child(cell) else { continue }
+            var bounds = graphene_rect_t()
+            guard gtk_widget_compute_bounds(cell, scrolled, &bounds) != 0, bounds.size.width > 0, bounds.size.height > 0,
+                  bounds.origin.y < height, bounds.origin.y + bounds.size.height > 0,
+                  bounds.origin.x < width, bounds.origin.x + bounds.size.width > 0 else { continue }
+            visible.append((id, Int(gtk_list_item_get_position(OpaquePointer(item))), gtk_picture_get_paintable(cast(picture)) != nil))
+        }
+        return visible
+    }
+
+    /// The grid's vertical scroll position in pixels: the top of the viewport, the grid's whole
+    /// height and the viewport's height.
+    var scrollPosition: (value: Double, upper: Double, page: Double) {
+        let adjustment = gtk_scrolled_window_get_vadjustment(cast(scrolled))
+        return (gtk_adjustment_get_value(adjustment), gtk_adjustment_get_upper(adjustment), gtk_adjustment_get_page_size(adjustment))
     }
 
     /// Opens an item (its position in the gallery's items): the viewer, or the picker's choice.

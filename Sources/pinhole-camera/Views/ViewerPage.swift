@@ -28,6 +28,8 @@ final class ViewerPage {
     private var shownID: String?
     /// Told when the last item went (another program removed it): the viewer has nothing to show.
     var onEmpty: () -> Void = {}
+    /// Decoded photos handed to the picture so far (the benchmark's report waits for the next).
+    private(set) var picturesShown = 0
     /// The zoom factor; nil fits the picture to the window.
     private var zoom: Double?
     private var pinchStart = 1.0
@@ -201,6 +203,8 @@ final class ViewerPage {
             let texture = lendTexture(image)
             gtk_picture_set_paintable(cast(self.picture), cast(texture))
             g_object_unref(UnsafeMutableRawPointer(texture))
+            self.picturesShown += 1
+            BenchReport.say("viewer-decoded", BenchReport.now)
             self.imageSize = (image.width, image.height)
             self.applyZoom()
         }
