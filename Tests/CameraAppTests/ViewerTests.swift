@@ -58,9 +58,9 @@ struct ViewerTests {
         }
     }
 
-    @Test("with the mouse: a double-click shows the photo at 100 % and another fits it again; dragging the zoomed photo pans it")
+    @Test("with the mouse: a double-click shows the photo at 100 % (decoded whole only then) and another fits it again; dragging the zoomed photo pans it")
     func mouseZoomAndPan() throws {
-        let session = try AppSession()
+        let session = try AppSession(extra: ["PINHOLE_BENCH_REPORT": "1"])
         try GalleryTests.snap(session)
         try session.launch()
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
@@ -71,6 +71,11 @@ struct ViewerTests {
         try session.click(x: 480, y: 380, count: 2)
         var zoomed = 0
         #expect(try waitFor(seconds: 30) { zoomed = GalleryTests.yellowWidth(try session.screenshot(), y: 300); return zoomed > fitted * 3 }, "fitted \(fitted), zoomed \(zoomed)")
+        // Fitted, the photo was decoded for the window; at 100 % it is decoded whole (the app's
+        // report lines say each decode's longest side).
+        let decodes = { (session.app?.errors ?? "").split(separator: "\n").filter { $0.hasPrefix("pinhole-bench: viewer-decoded ") }.compactMap { $0.split(separator: " ").last.flatMap { Int($0) } } }
+        #expect(waitFor(seconds: 30) { decodes().count == 2 }, "decodes: \(decodes())")
+        #expect(decodes().first.map { $0 <= 1280 } == true && decodes().last == 3840, "decodes: \(decodes())")
         let before = try #require(Self.firstYellow(try session.screenshot(), y: 300))
         // Drag 300 px to the left: the picture follows the pointer.
         let window = try #require(session.windowID())

@@ -34,7 +34,10 @@ final class ViewerPage {
     private var zoom: Double?
     private var pinchStart = 1.0
     private var dragStart = (x: 0.0, y: 0.0)
+    /// The photo's full size, upright (what zoom factors count in), and the longest side of the
+    /// picture decoded so far (smaller until zoomed past the window's size).
     private var imageSize = (width: 0, height: 0)
+    private var decodedLongest = 0
     private var loading: Task<Void, Never>?
 
     init(gallery: GalleryModel, albumMenu: AlbumMenu? = nil) {
@@ -192,7 +195,22 @@ final class ViewerPage {
         }
         gtk_video_set_file(cast(video), nil)
         gtk_stack_set_visible_child_name(cast(stack), "photo")
-        let path = asset.path, longest = max(1, asset.pixelWidth, asset.pixelHeight)
+        // Decoded for the window (JPEG's DCT scaling makes a 12 MP photo's decode and GTK's
+        // scaling at every frame several times cheaper); the whole photo only once zoomed past it.
+        let full = max(1, asset.pixelWidth, asset.pixelHeight)
+        // The page's own size, or the window's when the page has not been laid out yet (its first use).
+        var area = max(gtk_widget_get_width(scrolled), gtk_widget_get_height(scrolled))
+        if area <= 1, let root = gtk_widget_get_root(scrolled) { area = max(gtk_widget_get_width(cast(root)), gtk_widget_get_height(cast(root))) }
+        let window = Int(Double(area) * Double(gtk_widget_get_scale_factor(scrolled)))
+        decodedLongest = 0
+        imageSize = (0, 0)
+        load(asset, index: index, longest: window > 0 ? min(full, window) : full)
+    }
+
+    /// Decodes the item's photo upright with its longest side `longest` (off the main thread) and
+    /// shows it; the picture's full size stays what zooming counts in.
+    private func load(_ asset: Asset, index: Int, longest: Int) {
+        let path = asset.path
         loading = Task { [weak self] in
             let decoded = await Task.detached { try? Thumbnailer().thumbnail(ofFile: path, longestSide: longest) }.value
             guard let self, !Task.isCancelled, self.index == index else { return }
@@ -204,8 +222,11 @@ final class ViewerPage {
             gtk_picture_set_paintable(cast(self.picture), cast(texture))
             g_object_unref(UnsafeMutableRawPointer(texture))
             self.picturesShown += 1
-            BenchReport.say("viewer-decoded", BenchReport.now)
-            self.imageSize = (image.width, image.height)
+            BenchReport.say("viewer-decoded", BenchReport.now, Int64(max(image.width, image.height)))
+            self.decodedLongest = max(image.width, image.height)
+            // The index's size is the stored one: turned by EXIF, the upright picture swaps it.
+            let (width, height) = asset.pixelWidth > 0 && asset.pixelHeight > 0 ? (asset.pixelWidth, asset.pixelHeight) : (image.width, image.height)
+            self.imageSize = (width >= height) == (image.width >= image.height) ? (width, height) : (height, width)
             self.applyZoom()
         }
     }
@@ -312,6 +333,13 @@ final class ViewerPage {
 
     private func applyZoom() {
         if let zoom, imageSize.width > 0 {
+            // Zoomed past what was decoded: the sharper picture, up to the whole photo.
+            let full = max(imageSize.width, imageSize.height)
+            let needed = min(full, Int((Double(full) * zoom * Double(gtk_widget_get_scale_factor(scrolled))).rounded(.up)))
+            if needed > decodedLongest, decodedLongest > 0, let asset = shownItem {
+                decodedLongest = full  // asked for once
+                load(asset, index: index, longest: full)
+            }
             gtk_scrolled_window_set_policy(cast(scrolled), GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC)
             gtk_picture_set_content_fit(cast(picture), GTK_CONTENT_FIT_FILL)
             gtk_widget_set_size_request(picture, Int32(Double(imageSize.width) * zoom), Int32(Double(imageSize.height) * zoom))
