@@ -1,4 +1,4 @@
-import CAV
+internal import CMediaLoader
 import Glibc
 
 /// Encodes I420 frames and 16-bit sound into a movie file with FFmpeg (libx264 + AAC in MP4, or
@@ -54,6 +54,7 @@ public final class MovieWriter {
     /// Creates the file at `path` (it must not exist: the caller picks a free name) and opens the
     /// encoders; `range` is the range of the YUV frames to come (cameras: video; MJPEG: full).
     public init(path: String, settings: MovieSettings, range: YUVRange = .video, creationDate: Double? = nil) throws(MediaError) {
+        try FFmpegLibrary.require()
         FFmpegLog.enter()
         defer { FFmpegLog.leave() }
         guard settings.width > 0, settings.height > 0, settings.width % 2 == 0, settings.height % 2 == 0 else {
@@ -72,8 +73,8 @@ public final class MovieWriter {
         sink = FileSink(fd: fd)
         pendingAudio = [Int16](repeating: 0, count: 2 * 2048 * max(1, settings.audio?.channels ?? 1))
         var context: UnsafeMutablePointer<AVFormatContext>?
-        guard avformat_alloc_output_context2(&context, nil, settings.format == .mp4 ? "mp4" : "webm", nil) >= 0, let context,
-              let stream = avformat_new_stream(context, nil) else {
+        guard ffmpeg.avformat_alloc_output_context2(&context, nil, settings.format == .mp4 ? "mp4" : "webm", nil) >= 0, let context,
+              let stream = ffmpeg.avformat_new_stream(context, nil) else {
             close(fd)
             unlink(path)
             throw .encoderFailed(format: "movie", reason: "FFmpeg cannot write \(settings.format.fileExtension)")
@@ -84,18 +85,18 @@ public final class MovieWriter {
             try openIO()
             try openVideo(range: range)
             if let sound = settings.audio { try openAudio(sampleRate: sound.sampleRate, channels: sound.channels) }
-            if let creationDate { av_dict_set(&context.pointee.metadata, "creation_time", MovieWriter.iso8601(creationDate), 0) }
+            if let creationDate { _ = ffmpeg.av_dict_set(&context.pointee.metadata, "creation_time", MovieWriter.iso8601(creationDate), 0) }
             var options: OpaquePointer?
-            defer { av_dict_free(&options) }
+            defer { ffmpeg.av_dict_free(&options) }
             if settings.format == .mp4 {
-                av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
+                _ = ffmpeg.av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
             } else {
-                av_dict_set(&options, "cluster_time_limit", String(Int(settings.fragmentInterval * 1000)), 0)
+                _ = ffmpeg.av_dict_set(&options, "cluster_time_limit", String(Int(settings.fragmentInterval * 1000)), 0)
             }
             // Interleaving waits for every stream; a late microphone must not hold video back for long.
             context.pointee.max_interleave_delta = 500_000
-            try check(avformat_write_header(context, &options), "writing the header")
-            guard let made = av_packet_alloc(), let held = av_packet_alloc(), let frame = av_frame_alloc() else {
+            try check(ffmpeg.avformat_write_header(context, &options), "writing the header")
+            guard let made = ffmpeg.av_packet_alloc(), let held = ffmpeg.av_packet_alloc(), let frame = ffmpeg.av_frame_alloc() else {
                 throw MediaError.encoderFailed(format: "movie", reason: "out of memory")
             }
             packet = made
@@ -142,15 +143,15 @@ public final class MovieWriter {
         // The frame's memory is lent to FFmpeg with a reference on the buffer, released when the
         // encoder lets go: no copy into FFmpeg-owned memory, and the pool sees the buffer busy.
         let owner = Unmanaged.passRetained(buffer).toOpaque()
-        frame.pointee.buf.0 = av_buffer_create(buffer.baseAddress.assumingMemoryBound(to: UInt8.self), buffer.capacity,
+        frame.pointee.buf.0 = ffmpeg.av_buffer_create(buffer.baseAddress.assumingMemoryBound(to: UInt8.self), buffer.capacity,
                                                { opaque, _ in opaque.map { Unmanaged<PixelBuffer>.fromOpaque($0).release() } },
                                                owner, Int32(AV_BUFFER_FLAG_READONLY))
         guard frame.pointee.buf.0 != nil else {
             Unmanaged<PixelBuffer>.fromOpaque(owner).release()
             throw .encoderFailed(format: "movie", reason: "out of memory")
         }
-        let status = avcodec_send_frame(video, frame)
-        av_frame_unref(frame)
+        let status = ffmpeg.avcodec_send_frame(video, frame)
+        ffmpeg.av_frame_unref(frame)
         try check(status, "encoding video")
         try drain(video, stream: videoStream)
         videoFrameCount += 1
@@ -233,15 +234,15 @@ public final class MovieWriter {
         do throws(MediaError) {
             if audio != nil { try flushAudio(partial: true) }
             if let video {
-                try check(avcodec_send_frame(video, nil), "finishing the video")
+                try check(ffmpeg.avcodec_send_frame(video, nil), "finishing the video")
                 try drain(video, stream: videoStream)
                 try writeHeldVideo(before: nil)
             }
             if let audio, let audioStream {
-                try check(avcodec_send_frame(audio, nil), "finishing the sound")
+                try check(ffmpeg.avcodec_send_frame(audio, nil), "finishing the sound")
                 try drain(audio, stream: audioStream)
             }
-            try check(av_write_trailer(format), "finishing the file")
+            try check(ffmpeg.av_write_trailer(format), "finishing the file")
             try sync()
         } catch {
             cutBack()
@@ -281,15 +282,15 @@ public final class MovieWriter {
     // MARK: - Setting up
 
     private func openIO() throws(MediaError) {
-        guard let format, let buffer = av_malloc(1 << 16) else { throw .encoderFailed(format: "movie", reason: "out of memory") }
+        guard let format, let buffer = ffmpeg.av_malloc(1 << 16) else { throw .encoderFailed(format: "movie", reason: "out of memory") }
         let opaque = Unmanaged.passUnretained(sink).toOpaque()
-        io = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), 1 << 16, 1, opaque, nil, { opaque, data, size in
+        io = ffmpeg.avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), 1 << 16, 1, opaque, nil, { opaque, data, size in
             Unmanaged<FileSink>.fromOpaque(opaque!).takeUnretainedValue().write(data, Int(size))
         }, { opaque, offset, whence in
             Unmanaged<FileSink>.fromOpaque(opaque!).takeUnretainedValue().seek(offset, whence)
         })
         guard io != nil else {
-            av_free(buffer)
+            ffmpeg.av_free(buffer)
             throw .encoderFailed(format: "movie", reason: "out of memory")
         }
         format.pointee.pb = io
@@ -302,7 +303,7 @@ public final class MovieWriter {
         case .webm: "libvpx-vp9"
         case .webmVP8: "libvpx"
         }
-        guard let codec = avcodec_find_encoder_by_name(name), let context = avcodec_alloc_context3(codec) else {
+        guard let codec = ffmpeg.avcodec_find_encoder_by_name(name), let context = ffmpeg.avcodec_alloc_context3(codec) else {
             throw .encoderFailed(format: "movie", reason: "this FFmpeg has no \(name) encoder (install libavcodec59 from Debian)")
         }
         video = context
@@ -321,59 +322,59 @@ public final class MovieWriter {
         context.pointee.max_b_frames = 0
         switch settings.quality {
         case let .constantRateFactor(value):
-            av_opt_set(context.pointee.priv_data, "crf", String(value), 0)
+            _ = ffmpeg.av_opt_set(context.pointee.priv_data, "crf", String(value), 0)
             if settings.format != .mp4 { context.pointee.bit_rate = 0 }
         case let .bitRate(value):
             context.pointee.bit_rate = Int64(value)
         }
         if settings.format == .mp4 {
-            av_opt_set(context.pointee.priv_data, "preset", settings.preset, 0)
+            _ = ffmpeg.av_opt_set(context.pointee.priv_data, "preset", settings.preset, 0)
             // Key frames only every fragment interval (no extra ones at scene cuts): each starts a
             // fragment and costs a sync, so their number stays fixed.
-            av_opt_set(context.pointee.priv_data, "x264-params", "scenecut=0", 0)
+            _ = ffmpeg.av_opt_set(context.pointee.priv_data, "x264-params", "scenecut=0", 0)
         } else {
-            av_opt_set(context.pointee.priv_data, "deadline", "realtime", 0)
-            av_opt_set(context.pointee.priv_data, "cpu-used", "8", 0)
-            if settings.format == .webm { av_opt_set(context.pointee.priv_data, "row-mt", "1", 0) }
+            _ = ffmpeg.av_opt_set(context.pointee.priv_data, "deadline", "realtime", 0)
+            _ = ffmpeg.av_opt_set(context.pointee.priv_data, "cpu-used", "8", 0)
+            if settings.format == .webm { _ = ffmpeg.av_opt_set(context.pointee.priv_data, "row-mt", "1", 0) }
         }
         if let format, format.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
             context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
         }
-        try check(avcodec_open2(context, codec, nil), "opening \(name)")
-        try check(avcodec_parameters_from_context(videoStream.pointee.codecpar, context), "describing the video")
+        try check(ffmpeg.avcodec_open2(context, codec, nil), "opening \(name)")
+        try check(ffmpeg.avcodec_parameters_from_context(videoStream.pointee.codecpar, context), "describing the video")
         videoStream.pointee.time_base = context.pointee.time_base
-        if settings.rotation != .none, let matrix = av_stream_new_side_data(videoStream, AV_PKT_DATA_DISPLAYMATRIX, 36) {
+        if settings.rotation != .none, let matrix = ffmpeg.av_stream_new_side_data(videoStream, AV_PKT_DATA_DISPLAYMATRIX, 36) {
             // av_display_rotation_get reads back the negated angle (its counter-clockwise
             // convention), which MovieFile negates again: players turn the picture clockwise by
             // `rotation` (checked against ffmpeg's autorotation in MovieFileTests).
-            av_display_rotation_set(UnsafeMutableRawPointer(matrix).assumingMemoryBound(to: Int32.self), Double(settings.rotation.rawValue))
+            ffmpeg.av_display_rotation_set(UnsafeMutableRawPointer(matrix).assumingMemoryBound(to: Int32.self), Double(settings.rotation.rawValue))
         }
     }
 
     private func openAudio(sampleRate: Int, channels: Int) throws(MediaError) {
         let name = settings.format == .mp4 ? "aac" : "libopus"
-        guard let codec = avcodec_find_encoder_by_name(name), let context = avcodec_alloc_context3(codec), let format,
-              let stream = avformat_new_stream(format, nil) else {
+        guard let codec = ffmpeg.avcodec_find_encoder_by_name(name), let context = ffmpeg.avcodec_alloc_context3(codec), let format,
+              let stream = ffmpeg.avformat_new_stream(format, nil) else {
             throw .encoderFailed(format: "movie", reason: "this FFmpeg has no \(name) encoder")
         }
         audio = context
         audioStream = stream
         context.pointee.sample_rate = Int32(sampleRate)
-        av_channel_layout_default(&context.pointee.ch_layout, Int32(channels))
+        ffmpeg.av_channel_layout_default(&context.pointee.ch_layout, Int32(channels))
         context.pointee.sample_fmt = settings.format == .mp4 ? AV_SAMPLE_FMT_FLTP : AV_SAMPLE_FMT_S16
         context.pointee.bit_rate = Int64(64_000 * channels)
         context.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
         if format.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-        try check(avcodec_open2(context, codec, nil), "opening \(name)")
-        try check(avcodec_parameters_from_context(stream.pointee.codecpar, context), "describing the sound")
+        try check(ffmpeg.avcodec_open2(context, codec, nil), "opening \(name)")
+        try check(ffmpeg.avcodec_parameters_from_context(stream.pointee.codecpar, context), "describing the sound")
         stream.pointee.time_base = context.pointee.time_base
-        guard let frame = av_frame_alloc() else { throw .encoderFailed(format: "movie", reason: "out of memory") }
+        guard let frame = ffmpeg.av_frame_alloc() else { throw .encoderFailed(format: "movie", reason: "out of memory") }
         audioFrame = frame
         frame.pointee.format = context.pointee.sample_fmt.rawValue
         frame.pointee.nb_samples = context.pointee.frame_size > 0 ? context.pointee.frame_size : 1024
         frame.pointee.sample_rate = context.pointee.sample_rate
-        av_channel_layout_copy(&frame.pointee.ch_layout, &context.pointee.ch_layout)
-        try check(av_frame_get_buffer(frame, 0), "allocating sound frames")
+        _ = ffmpeg.av_channel_layout_copy(&frame.pointee.ch_layout, &context.pointee.ch_layout)
+        try check(ffmpeg.av_frame_get_buffer(frame, 0), "allocating sound frames")
         if pendingAudio.count < Int(frame.pointee.nb_samples) * channels {
             pendingAudio = [Int16](repeating: 0, count: Int(frame.pointee.nb_samples) * channels)
         }
@@ -386,7 +387,7 @@ public final class MovieWriter {
         guard let audio, let frame = audioFrame, let audioStream, let sound = settings.audio, pendingCount > 0 else { return }
         let frameSize = Int(audio.pointee.frame_size > 0 ? audio.pointee.frame_size : 1024)
         guard partial || pendingCount == frameSize else { return }
-        try check(av_frame_make_writable(frame), "preparing a sound frame")
+        try check(ffmpeg.av_frame_make_writable(frame), "preparing a sound frame")
         let channels = sound.channels, count = pendingCount
         frame.pointee.nb_samples = Int32(count)
         frame.pointee.pts = nextAudioPTS
@@ -403,7 +404,7 @@ public final class MovieWriter {
         }
         nextAudioPTS += Int64(count)
         pendingCount = 0
-        try check(avcodec_send_frame(audio, frame), "encoding sound")
+        try check(ffmpeg.avcodec_send_frame(audio, frame), "encoding sound")
         frame.pointee.nb_samples = Int32(frameSize)
         try drain(audio, stream: audioStream)
     }
@@ -414,10 +415,10 @@ public final class MovieWriter {
     private func drain(_ codec: UnsafeMutablePointer<AVCodecContext>, stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
         guard let packet else { return }
         while true {
-            let status = avcodec_receive_packet(codec, packet)
+            let status = ffmpeg.avcodec_receive_packet(codec, packet)
             if status == pinhole_averror_eagain() || status == pinhole_averror_eof() { return }
             try check(status, "encoding")
-            av_packet_rescale_ts(packet, codec.pointee.time_base, stream.pointee.time_base)
+            ffmpeg.av_packet_rescale_ts(packet, codec.pointee.time_base, stream.pointee.time_base)
             packet.pointee.stream_index = stream.pointee.index
             if codec == video {
                 // A video packet's duration is the time to the next one (variable frame timing),
@@ -425,7 +426,7 @@ public final class MovieWriter {
                 let heldKeyframe = heldVideo.map { $0.pointee.flags & AV_PKT_FLAG_KEY != 0 && $0.pointee.size > 0 } ?? false
                 try writeHeldVideo(before: packet.pointee.dts)
                 guard let held = heldVideo else { return }
-                av_packet_move_ref(held, packet)
+                ffmpeg.av_packet_move_ref(held, packet)
                 // Writing a key frame made the muxer write out the fragment before it: the file
                 // now ends on a fragment's boundary.
                 if heldKeyframe { try sync() }
@@ -441,8 +442,8 @@ public final class MovieWriter {
     /// interleaved packets.
     private func mux(_ packet: UnsafeMutablePointer<AVPacket>) throws(MediaError) {
         guard let format else { return }
-        let status = settings.format == .mp4 ? av_write_frame(format, packet) : av_interleaved_write_frame(format, packet)
-        av_packet_unref(packet)
+        let status = settings.format == .mp4 ? ffmpeg.av_write_frame(format, packet) : ffmpeg.av_interleaved_write_frame(format, packet)
+        ffmpeg.av_packet_unref(packet)
         try check(status, "writing")
     }
 
@@ -450,7 +451,7 @@ public final class MovieWriter {
     /// nominal frame when there is no next packet.
     private func writeHeldVideo(before next: Int64?) throws(MediaError) {
         guard let held = heldVideo, held.pointee.size > 0 || held.pointee.data != nil else { return }
-        let nominal = av_rescale_q(1, AVRational(num: 1, den: Int32(settings.frameRate)), videoStream.pointee.time_base)
+        let nominal = ffmpeg.av_rescale_q(1, AVRational(num: 1, den: Int32(settings.frameRate)), videoStream.pointee.time_base)
         held.pointee.duration = next.map { max(1, $0 - held.pointee.dts) } ?? nominal
         try mux(held)
     }
@@ -459,7 +460,7 @@ public final class MovieWriter {
     /// starts a fragment (key frames come once per fragment interval), so the file then ends on a
     /// fragment's boundary: `abandon()` cuts back to the last such size.
     private func sync() throws(MediaError) {
-        if let io { avio_flush(io) }
+        if let io { ffmpeg.avio_flush(io) }
         if sink.error != 0 { throw AtomicFile.failure(path, sink.error) }
         guard fdatasync(sink.fd) == 0 else { throw AtomicFile.failure(path, errno) }
         completeSize = sink.written
@@ -473,9 +474,9 @@ public final class MovieWriter {
 
     private func closeIO() {
         if io != nil {
-            avio_flush(io)
-            av_freep(&io!.pointee.buffer)
-            avio_context_free(&io)
+            ffmpeg.avio_flush(io)
+            ffmpeg.av_freep(&io!.pointee.buffer)
+            ffmpeg.avio_context_free(&io)
         }
         if sink.fd >= 0 {
             close(sink.fd)
@@ -484,14 +485,14 @@ public final class MovieWriter {
     }
 
     private func release() {
-        avcodec_free_context(&video)
-        avcodec_free_context(&audio)
-        av_packet_free(&packet)
-        av_packet_free(&heldVideo)
-        av_frame_free(&videoFrame)
-        av_frame_free(&audioFrame)
+        ffmpeg.avcodec_free_context(&video)
+        ffmpeg.avcodec_free_context(&audio)
+        ffmpeg.av_packet_free(&packet)
+        ffmpeg.av_packet_free(&heldVideo)
+        ffmpeg.av_frame_free(&videoFrame)
+        ffmpeg.av_frame_free(&audioFrame)
         if let format { format.pointee.pb = nil }
-        avformat_free_context(format)
+        ffmpeg.avformat_free_context(format)
         format = nil
         closeIO()
     }
