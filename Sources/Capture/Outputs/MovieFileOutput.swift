@@ -37,6 +37,10 @@ public struct RecordingSummary: Sendable, Equatable {
     public let fileSize: Int64
     /// Whether the file has sound.
     public let hasAudio: Bool
+    /// Why an MP4 was left fragmented instead of made regular (the remux needs room for a second
+    /// copy), or nil. The file is complete and plays; `MovieRecovery` (and `PhotoLibrary`, when
+    /// next opened) finishes it later.
+    public var leftFragmented: MediaError? = nil
 }
 
 /// Records the session's camera (and, with `audioDataOutput` set, a microphone) into a movie
@@ -478,11 +482,12 @@ public final class MovieFileOutput: FrameConsumer {
         }
         // Finish the file: a limit or a stop finishes it; a write error keeps what is complete.
         recording.shared.withLock { $0.stopping = true }
+        var leftFragmented: MediaError?
         if let writer {
             if case .recordingFailed = failure {
                 writer.abandon()
             } else {
-                do { try writer.finish() } catch {
+                do { leftFragmented = try writer.finish() } catch {
                     writer.abandon()
                     failure = .recordingFailed(path: recording.path, cause: MovieFileOutput.cause(error, fileKept: true))
                 }
@@ -494,7 +499,8 @@ public final class MovieFileOutput: FrameConsumer {
         let size = stat(recording.path, &info) == 0 ? Int64(info.st_size) : 0
         let (summary, waiters) = recording.shared.withLock { shared -> (RecordingSummary, [CheckedContinuation<RecordingSummary, Never>]) in
             let summary = RecordingSummary(path: recording.path, duration: writer?.duration ?? 0, frameCount: writer?.videoFrameCount ?? 0,
-                                           droppedFrameCount: shared.dropped, skippedFrameCount: shared.skipped, fileSize: size, hasAudio: recording.audio != nil && writer != nil)
+                                           droppedFrameCount: shared.dropped, skippedFrameCount: shared.skipped, fileSize: size, hasAudio: recording.audio != nil && writer != nil,
+                                           leftFragmented: leftFragmented)
             shared.summary = summary
             shared.error = failure
             shared.queue.removeAll()

@@ -25,6 +25,8 @@ public final class MovieWriter {
     public private(set) var duration: Double = 0
 
     private let sink: FileSink
+    /// A duplicate of the file's descriptor that keeps the recorder's flock until the file is final.
+    private var lock: Int32 = -1
     private var format: UnsafeMutablePointer<AVFormatContext>?
     private var io: UnsafeMutablePointer<AVIOContext>?
     private var video: UnsafeMutablePointer<AVCodecContext>?
@@ -64,6 +66,13 @@ public final class MovieWriter {
         self.settings = settings
         let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw AtomicFile.failure(path, errno) }
+        // The recorder's lock (see `MovieRecovery`), taken before the first byte is written and
+        // held on a duplicate until the file is final, so that closing the writing descriptor
+        // before the remux does not let it go. Another process may hold it for a moment while it
+        // looks at the still empty file.
+        while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+        let lockDescriptor = dup(fd)
+        lock = lockDescriptor
         // The new name must survive a power cut too, not only the data synced into it later.
         let folder = open(path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folder >= 0 {
@@ -76,6 +85,7 @@ public final class MovieWriter {
         guard ffmpeg.avformat_alloc_output_context2(&context, nil, settings.format == .mp4 ? "mp4" : "webm", nil) >= 0, let context,
               let stream = ffmpeg.avformat_new_stream(context, nil) else {
             close(fd)
+            if lockDescriptor >= 0 { close(lockDescriptor) }
             unlink(path)
             throw .encoderFailed(format: "movie", reason: "FFmpeg cannot write \(settings.format.fileExtension)")
         }
@@ -224,11 +234,15 @@ public final class MovieWriter {
     }
 
     /// Flushes the encoders, writes the end of the file, makes an MP4 a regular one, and syncs it
-    /// to disk. The writer cannot be used afterwards.
-    public func finish() throws(MediaError) {
+    /// to disk. The writer cannot be used afterwards. Returns why an MP4 stayed fragmented (the
+    /// remux needs room for a second copy): the file is complete and plays, but some players
+    /// (GStreamer's) seek only in its first fragment; `MovieRecovery` finishes it later, as the
+    /// photo library does when next opened. Nil when the file is final as intended.
+    @discardableResult
+    public func finish() throws(MediaError) -> MediaError? {
         FFmpegLog.enter()
         defer { FFmpegLog.leave() }
-        guard !finished, let format else { return }
+        guard !finished, let format else { return nil }
         finished = true
         defer { release() }
         do throws(MediaError) {
@@ -251,13 +265,10 @@ public final class MovieWriter {
         closeIO()
         // A regular MP4 needs room for a second copy; without it the fragmented file stays, which
         // is complete and plays everywhere, only without an index at the front.
-        if settings.format == .mp4, videoFrameCount > 0 {
-            do { try MovieRemuxer.makeRegularMP4(path) } catch { isRegularMP4 = false }
-        }
+        guard settings.format == .mp4, videoFrameCount > 0 else { return nil }
+        do { try MovieRemuxer.makeRegularMP4(path) } catch { return error }
+        return nil
     }
-
-    /// Whether a finished MP4 was rewritten as a regular one (false when there was no room).
-    public private(set) var isRegularMP4 = true
 
     /// Cuts the file back to its last complete fragment and stops every further write (FFmpeg's
     /// buffer would otherwise land past the cut when the I/O context closes).
@@ -495,6 +506,10 @@ public final class MovieWriter {
         ffmpeg.avformat_free_context(format)
         format = nil
         closeIO()
+        if lock >= 0 {
+            close(lock)
+            lock = -1
+        }
     }
 
     /// Tunes this process's allocator for recording: x264 frees and reallocates large frame
