@@ -12,7 +12,7 @@ public final class CaptureDeviceInput: Sendable {
     public init(device: CaptureDevice) throws(CaptureError) {
         guard device.isConnected else { throw .deviceDisconnected(device: device.localizedName) }
         if device.authorizationStatus == .denied, let path = device.path {
-            throw .accessDenied(device: path, hint: V4L2Errno.accessHint(path: path))
+            throw .accessDenied(device: path, group: V4L2Errno.owningGroup(path: path))
         }
         self.device = device
     }
@@ -592,7 +592,7 @@ public final class CaptureSession: Sendable {
         let formats = device.formats
         guard !formats.isEmpty else {
             if let path = device.path, access(path, R_OK | W_OK) != 0 {
-                throw .accessDenied(device: path, hint: V4L2Errno.accessHint(path: path))
+                throw .accessDenied(device: path, group: V4L2Errno.owningGroup(path: path))
             }
             throw .unsupported("\(device.localizedName) offers no format Pinhole can read")
         }
