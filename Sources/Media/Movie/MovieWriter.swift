@@ -27,28 +27,28 @@ public final class MovieWriter {
     private let sink: FileSink
     /// A duplicate of the file's descriptor that keeps the recorder's flock until the file is final.
     private var lock: Int32 = -1
-    private var format: UnsafeMutablePointer<AVFormatContext>?
+    var format: UnsafeMutablePointer<AVFormatContext>?
     private var io: UnsafeMutablePointer<AVIOContext>?
     private var video: UnsafeMutablePointer<AVCodecContext>?
-    private var audio: UnsafeMutablePointer<AVCodecContext>?
+    var audio: UnsafeMutablePointer<AVCodecContext>?
     private let videoStream: UnsafeMutablePointer<AVStream>
-    private var audioStream: UnsafeMutablePointer<AVStream>?
+    var audioStream: UnsafeMutablePointer<AVStream>?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var heldVideo: UnsafeMutablePointer<AVPacket>?
     private var videoFrame: UnsafeMutablePointer<AVFrame>?
-    private var audioFrame: UnsafeMutablePointer<AVFrame>?
-    private var origin: Int64?
+    var audioFrame: UnsafeMutablePointer<AVFrame>?
+    var origin: Int64?
     private var lastVideoPTS: Int64 = -1
     /// The file's size after the last complete fragment (synced to disk).
     private var completeSize: Int64 = 0
-    private var pendingAudio: [Int16]
-    private var pendingCount = 0
-    private var nextAudioPTS: Int64 = 0
-    private var audioAnchored = false
-    private var samplesToSkip = 0
-    private var finished = false
+    var pendingAudio: [Int16]
+    var pendingCount = 0
+    var nextAudioPTS: Int64 = 0
+    var audioAnchored = false
+    var samplesToSkip = 0
+    var finished = false
     /// Sound samples (per channel) cut or inserted to keep sound on the video's clock.
-    public private(set) var audioCorrections = 0
+    public internal(set) var audioCorrections = 0
 
     /// The video time base: 90 kHz, as MPEG uses.
     private static let videoTimeBase = AVRational(num: 1, den: 90_000)
@@ -166,71 +166,6 @@ public final class MovieWriter {
         try drain(video, stream: videoStream)
         videoFrameCount += 1
         duration = Double(timestampNanoseconds - origin) / 1e9
-    }
-
-    /// Adds interleaved signed 16-bit sound (`settings.audio`'s channel count) captured at
-    /// `timestampNanoseconds`. Sound is kept on the video's clock: whenever the samples and their
-    /// timestamps disagree by more than 10 ms (a sound card's clock drifting from the system's,
-    /// lost buffers), silence is inserted or samples are skipped, so MP4's gapless audio track
-    /// (which has no timestamps of its own) stays in step with the picture.
-    public func appendAudio(_ samples: UnsafeBufferPointer<Int16>, timestampNanoseconds: Int64) throws(MediaError) {
-        FFmpegLog.enter()
-        defer { FFmpegLog.leave() }
-        guard !finished, audio != nil, let sound = settings.audio, let origin else { return }  // no video yet: nothing to align to
-        let channels = sound.channels, rate = Int64(sound.sampleRate)
-        // Where these samples belong on the movie's timeline, and where the track has got to.
-        let actual = (timestampNanoseconds - origin) * rate / 1_000_000_000
-        // Samples still to be skipped count as already placed.
-        let expected = nextAudioPTS + Int64(pendingCount) - Int64(samplesToSkip)
-        let drift = actual - expected
-        if !audioAnchored || abs(drift) > rate / 100 {
-            if audioAnchored { audioCorrections += Int(abs(drift)) }
-            audioAnchored = true
-            if drift > 0 {
-                let cancelled = min(samplesToSkip, Int(drift))
-                samplesToSkip -= cancelled
-                try appendSilence(Int(drift) - cancelled)
-            } else {
-                samplesToSkip += Int(-drift)
-            }
-        }
-        var offset = 0
-        if samplesToSkip > 0 {
-            let skipped = min(samplesToSkip, samples.count / channels)
-            samplesToSkip -= skipped
-            offset = skipped * channels
-        }
-        try appendSamples(UnsafeBufferPointer(rebasing: samples[offset...]), channels: channels)
-    }
-
-    /// Puts samples into the pending frame, encoding each frame as it fills.
-    private func appendSamples(_ input: UnsafeBufferPointer<Int16>, channels: Int) throws(MediaError) {
-        guard let audio else { return }
-        let frameSize = Int(audio.pointee.frame_size > 0 ? audio.pointee.frame_size : 1024)
-        var offset = 0
-        while offset < input.count {
-            let take = min(frameSize * channels - pendingCount * channels, input.count - offset)
-            pendingAudio.withUnsafeMutableBufferPointer { pending in
-                for index in 0..<take { pending[pendingCount * channels + index] = input[offset + index] }
-            }
-            pendingCount += take / channels
-            offset += take
-            if pendingCount == frameSize { try flushAudio(partial: false) }
-        }
-    }
-
-    /// Adds `count` samples of silence per channel.
-    private func appendSilence(_ count: Int) throws(MediaError) {
-        guard let sound = settings.audio else { return }
-        let zeros = [Int16](repeating: 0, count: min(count, 4800) * sound.channels)
-        var left = count
-        while left > 0 {
-            let piece = min(left, 4800)
-            try zeros.withUnsafeBufferPointer { pointer throws(MediaError) in
-                try appendSamples(UnsafeBufferPointer(rebasing: pointer.prefix(piece * sound.channels)), channels: sound.channels)
-            }
-            left -= piece
-        }
     }
 
     /// Flushes the encoders, writes the end of the file, makes an MP4 a regular one, and syncs it
@@ -362,68 +297,12 @@ public final class MovieWriter {
         }
     }
 
-    private func openAudio(sampleRate: Int, channels: Int) throws(MediaError) {
-        let name = settings.format == .mp4 ? "aac" : "libopus"
-        guard let codec = ffmpeg.avcodec_find_encoder_by_name(name), let context = ffmpeg.avcodec_alloc_context3(codec), let format,
-              let stream = ffmpeg.avformat_new_stream(format, nil) else {
-            throw .encoderFailed(format: "movie", reason: "this FFmpeg has no \(name) encoder")
-        }
-        audio = context
-        audioStream = stream
-        context.pointee.sample_rate = Int32(sampleRate)
-        ffmpeg.av_channel_layout_default(&context.pointee.ch_layout, Int32(channels))
-        context.pointee.sample_fmt = settings.format == .mp4 ? AV_SAMPLE_FMT_FLTP : AV_SAMPLE_FMT_S16
-        context.pointee.bit_rate = Int64(64_000 * channels)
-        context.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
-        if format.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-        try check(ffmpeg.avcodec_open2(context, codec, nil), "opening \(name)")
-        try check(ffmpeg.avcodec_parameters_from_context(stream.pointee.codecpar, context), "describing the sound")
-        stream.pointee.time_base = context.pointee.time_base
-        guard let frame = ffmpeg.av_frame_alloc() else { throw .encoderFailed(format: "movie", reason: "out of memory") }
-        audioFrame = frame
-        frame.pointee.format = context.pointee.sample_fmt.rawValue
-        frame.pointee.nb_samples = context.pointee.frame_size > 0 ? context.pointee.frame_size : 1024
-        frame.pointee.sample_rate = context.pointee.sample_rate
-        _ = ffmpeg.av_channel_layout_copy(&frame.pointee.ch_layout, &context.pointee.ch_layout)
-        try check(ffmpeg.av_frame_get_buffer(frame, 0), "allocating sound frames")
-        if pendingAudio.count < Int(frame.pointee.nb_samples) * channels {
-            pendingAudio = [Int16](repeating: 0, count: Int(frame.pointee.nb_samples) * channels)
-        }
-    }
-
     // MARK: - Writing
-
-    /// Encodes the pending sound samples (a full frame, or what there is when `partial`).
-    private func flushAudio(partial: Bool) throws(MediaError) {
-        guard let audio, let frame = audioFrame, let audioStream, let sound = settings.audio, pendingCount > 0 else { return }
-        let frameSize = Int(audio.pointee.frame_size > 0 ? audio.pointee.frame_size : 1024)
-        guard partial || pendingCount == frameSize else { return }
-        try check(ffmpeg.av_frame_make_writable(frame), "preparing a sound frame")
-        let channels = sound.channels, count = pendingCount
-        frame.pointee.nb_samples = Int32(count)
-        frame.pointee.pts = nextAudioPTS
-        pendingAudio.withUnsafeBufferPointer { pending in
-            if audio.pointee.sample_fmt == AV_SAMPLE_FMT_FLTP {
-                for channel in 0..<channels {
-                    let plane = UnsafeMutableRawPointer(frame.pointee[data: channel]!).assumingMemoryBound(to: Float.self)
-                    for index in 0..<count { plane[index] = Float(pending[index * channels + channel]) / 32768 }
-                }
-            } else {
-                let plane = UnsafeMutableRawPointer(frame.pointee[data: 0]!).assumingMemoryBound(to: Int16.self)
-                plane.update(from: pending.baseAddress!, count: count * channels)
-            }
-        }
-        nextAudioPTS += Int64(count)
-        pendingCount = 0
-        try check(ffmpeg.avcodec_send_frame(audio, frame), "encoding sound")
-        frame.pointee.nb_samples = Int32(frameSize)
-        try drain(audio, stream: audioStream)
-    }
 
     /// Moves every packet the encoder has ready into the file; once a video key frame is written
     /// (the muxer then writes out the fragment before it) the file is synced: one sync per
     /// fragment interval, as key frames come only that often.
-    private func drain(_ codec: UnsafeMutablePointer<AVCodecContext>, stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
+    func drain(_ codec: UnsafeMutablePointer<AVCodecContext>, stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
         guard let packet else { return }
         while true {
             let status = ffmpeg.avcodec_receive_packet(codec, packet)
@@ -477,7 +356,8 @@ public final class MovieWriter {
         completeSize = sink.written
     }
 
-    private func check(_ status: Int32, _ what: String) throws(MediaError) {
+    /// Throws for a negative FFmpeg status: the file's own error when a write failed, else `what` failed.
+    func check(_ status: Int32, _ what: String) throws(MediaError) {
         guard status < 0 else { return }
         if sink.error != 0 { throw AtomicFile.failure(path, sink.error) }
         throw .encoderFailed(format: "movie", reason: "\(what) failed: \(MovieFile.message(status))")
@@ -525,55 +405,5 @@ public final class MovieWriter {
         gmtime_r(&seconds, &parts)
         func pad(_ value: Int32, _ width: Int = 2) -> String { String(repeating: "0", count: max(0, width - String(value).count)) + String(value) }
         return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday))T\(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec)).000000Z"
-    }
-}
-
-/// The file a movie is written to, behind FFmpeg's I/O callbacks: remembers the first error
-/// (ENOSPC…) so the writer can say what happened.
-final class FileSink {
-    var fd: Int32
-    var written: Int64 = 0
-    var error: Int32 = 0
-
-    init(fd: Int32) { self.fd = fd }
-
-    func write(_ data: UnsafeMutablePointer<UInt8>?, _ size: Int) -> Int32 {
-        guard let data, error == 0 else { return -(error == 0 ? EIO : error) }
-        var done = 0
-        while done < size {
-            let n = Glibc.write(fd, data + done, size - done)
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else {
-                error = n < 0 ? errno : ENOSPC
-                return -error
-            }
-            done += n
-        }
-        let end = Int64(lseek(fd, 0, SEEK_CUR))
-        if end > written { written = end }
-        return Int32(size)
-    }
-
-    func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
-        if whence & AVSEEK_SIZE != 0 {
-            var info = stat()
-            return fstat(fd, &info) == 0 ? Int64(info.st_size) : -1
-        }
-        let result = Int64(lseek(fd, off_t(offset), whence & ~AVSEEK_FORCE))
-        return result < 0 ? -Int64(errno) : result
-    }
-}
-
-private extension AVFrame {
-    /// data[index] (a C array, which Swift sees as a tuple).
-    subscript(data index: Int) -> UnsafeMutablePointer<UInt8>? {
-        get { withUnsafeBytes(of: data) { $0.load(fromByteOffset: index * 8, as: UnsafeMutablePointer<UInt8>?.self) } }
-        set { withUnsafeMutableBytes(of: &data) { $0.storeBytes(of: newValue, toByteOffset: index * 8, as: UnsafeMutablePointer<UInt8>?.self) } }
-    }
-
-    /// linesize[index].
-    subscript(linesize index: Int) -> Int32 {
-        get { withUnsafeBytes(of: linesize) { $0.load(fromByteOffset: index * 4, as: Int32.self) } }
-        set { withUnsafeMutableBytes(of: &linesize) { $0.storeBytes(of: newValue, toByteOffset: index * 4, as: Int32.self) } }
     }
 }
