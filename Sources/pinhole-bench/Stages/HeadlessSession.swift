@@ -1,4 +1,6 @@
+import Capture
 import Glibc
+import Media
 
 /// A display and a session bus of the bench's own, with the folders and settings the app reads:
 /// Xvfb (1920×1080, no TCP), `dbus-daemon --session`, XDG folders, a GSettings keyfile and the

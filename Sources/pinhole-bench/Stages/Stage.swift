@@ -34,6 +34,7 @@ struct Stage {
             .shutterLatency,
             .videoDataOutput,
             .cameraSwitch,
+            .mainThreadBlocking,
             .recording,
             .libraryImport,
             .libraryListing,
