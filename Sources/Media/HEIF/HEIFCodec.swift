@@ -18,8 +18,9 @@ public enum HEIFSpeed: Sendable {
 
 /// HEIF (HEVC still image) encoding and decoding with libheif.
 ///
-/// Decoding always works; encoding needs an HEVC encoder in libheif (Debian 12's libheif has
-/// x265 built in; `HEIFCodec.canEncode` tells). Encoding is slow compared with JPEG, so callers
+/// libheif is opened on first use (`HEIFLibrary`); a system without it gets a typed error from
+/// every call. Decoding needs nothing more; encoding needs an HEVC encoder in libheif (Debian
+/// 12's libheif has x265 built in; `HEIFCodec.canEncode` tells). Encoding is slow compared with JPEG, so callers
 /// run it off any frame path.
 public enum HEIFCodec {
     /// Whether libheif on this system can encode HEVC stills (false when libheif cannot be loaded).
