@@ -39,8 +39,9 @@ public enum MovieRecovery {
         return .finished
     }
 
-    /// Whether the file open at `fd` is an ISO media file (MP4/MOV) written in fragments: a
-    /// top-level `moof`, or a `moov` that announces fragments (`mvex`). Reads box headers only.
+    /// Whether the file open at `fd` is an ISO media file (MP4/MOV) written in fragments with at
+    /// least one fragment to keep: a top-level `moof`. (A `moov` announcing fragments with none
+    /// after it holds no frame: nothing to finish.) Reads box headers only.
     static func isFragmentedMP4(_ fd: Int32) -> Bool {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return false }
@@ -55,14 +56,6 @@ public enum MovieRecovery {
                 first = false
             }
             if box.type == "moof" { return true }
-            if box.type == "moov" {
-                var child = offset + box.headerSize
-                while child < offset + box.size, let inner = boxHeader(fd, at: child, end: offset + box.size) {
-                    if inner.type == "mvex" { return true }
-                    child += inner.size
-                }
-                return false
-            }
             offset += box.size
             if offset >= end { return false }
         }

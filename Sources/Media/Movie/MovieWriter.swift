@@ -71,7 +71,7 @@ public final class MovieWriter {
         // before the remux does not let it go. Another process may hold it for a moment while it
         // looks at the still empty file.
         while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
-        let lockDescriptor = dup(fd)
+        let lockDescriptor = fcntl(fd, F_DUPFD_CLOEXEC, 0)  // not dup(): a child spawned meanwhile must not inherit the lock
         lock = lockDescriptor
         // The new name must survive a power cut too, not only the data synced into it later.
         let folder = open(path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
