@@ -17,7 +17,6 @@ let package = Package(
         // C libraries from Debian's -dev packages (installed by scripts/setup).
         .systemLibrary(name: "CYUV", path: "Sources/CYUV"),
         .systemLibrary(name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg"),
-        .systemLibrary(name: "CHeif", path: "Sources/CHeif", pkgConfig: "libheif"),
         .systemLibrary(name: "CExif", path: "Sources/CExif", pkgConfig: "libexif"),
         .systemLibrary(name: "CAV", path: "Sources/CAV", pkgConfig: "libavcodec"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
@@ -36,10 +35,13 @@ let package = Package(
         .target(name: "CV4L2", path: "Sources/CV4L2"),
         // iio-sensor-proxy's accelerometer over sd-bus (libsystemd), for RotationCoordinator.
         .target(name: "CSensorProxy", path: "Sources/CSensorProxy", linkerSettings: [.linkedLibrary("systemd")]),
+        // FFmpeg and libheif for Media, opened with dlopen on first use (not linked: their dependency
+        // trees would be loaded by every process at start); CAV links FFmpeg for the bench and tests.
+        .target(name: "CMediaLoader", path: "Sources/CMediaLoader"),
 
         // Media's pixel loops (SIMD range conversion, filters) are compiled optimised in debug builds
         // too: unspecialised SIMD generics made a 4K photo take over 10 s in the debug-built app and tests.
-        .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CHeif", "CExif", "CPNG", "CWebP", "CAV"],
+        .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CExif", "CPNG", "CWebP", "CMediaLoader"],
                 swiftSettings: [.unsafeFlags(["-O"])]),
         .target(name: "Capture", dependencies: ["Media", "CV4L2", "CSensorProxy", "CPulse"]),
         .target(name: "PhotoLibrary", dependencies: ["Media", "CSQLite"]),

@@ -48,7 +48,7 @@ extension CameraModel {
                 try await movies.startRecording(to: path, timeout: 10)
                 return (sound, soundError, nil)
             } catch {
-                sound?.stop()
+                await sound?.stop()
                 return (nil, soundError, error)
             }
         }.value
@@ -79,7 +79,7 @@ extension CameraModel {
         defer { recordingPhase = .idle }
         let movies = self.movies
         let summary = await movies.stopRecording()
-        sound?.stop()
+        await sound?.stop()
         sound = nil
         isRecording = false
         isRecordingPaused = false

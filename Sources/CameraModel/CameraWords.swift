@@ -10,11 +10,20 @@ public enum CameraWords {
     public static func screen(for error: CaptureError, device: CaptureDevice?) -> CameraScreen {
         switch error {
         case .noCamera, .deviceNotFound: return .noCamera
-        case let .accessDenied(_, hint): return .accessDenied(advice: hint)
+        case let .accessDenied(_, group): return .accessDenied(advice: accessAdvice(group: group))
         case let .restricted(_, reason): return .accessDenied(advice: reason)
         case .deviceBusy: return .busy(program: device.flatMap { BusyCamera.holder(of: $0) })
         case .deviceDisconnected: return .noCamera
         default: return .failed(reason: reason(error))
+        }
+    }
+
+    /// What to do when the camera's device node is closed to the user: join the group that owns it.
+    static func accessAdvice(group: String?) -> String {
+        switch group {
+        case "root"?: translate("Only root can open it; ask your administrator to install udev rules that give the 'video' group access.")
+        case let group?: translate("It belongs to the group '%@': join it with `sudo usermod -aG %@ $USER`, then log out and back in.", group, group)
+        case nil: translate("Check the permissions of the device node.")
         }
     }
 

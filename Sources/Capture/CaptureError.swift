@@ -9,8 +9,9 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
     case noCamera
     /// No camera has this ID or path.
     case deviceNotFound(String)
-    /// The system refuses access to the camera; `hint` says how to get it.
-    case accessDenied(device: String, hint: String)
+    /// The system refuses access to the camera. `group` owns its device node ("root" when only
+    /// root may open it; nil when the node could not be looked at): what a user would join.
+    case accessDenied(device: String, group: String?)
     /// Policy forbids using the camera (for example a sandbox without the camera portal).
     case restricted(device: String, reason: String)
     /// Another program is using the camera.
@@ -57,8 +58,12 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
             return "No camera found."
         case let .deviceNotFound(id):
             return "No camera '\(id)'."
-        case let .accessDenied(device, hint):
-            return "Camera access denied for \(device). \(hint)"
+        case let .accessDenied(device, group?) where group == "root":
+            return "Camera access denied for \(device): only root may open it."
+        case let .accessDenied(device, group?):
+            return "Camera access denied for \(device): it is open to the group '\(group)' only."
+        case let .accessDenied(device, nil):
+            return "Camera access denied for \(device)."
         case let .restricted(device, reason):
             return "Using \(device) is not allowed here: \(reason)."
         case let .deviceBusy(device):

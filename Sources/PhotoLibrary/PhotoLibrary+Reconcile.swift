@@ -9,7 +9,7 @@ extension PhotoLibrary {
     @discardableResult
     public func synchronize() throws(LibraryError) -> (added: Int, removed: Int) {
         defer { publish() }
-        let changes = try PhotoLibrary.reconcile(database, location)
+        let changes = try PhotoLibrary.reconcile(database, location, finishingMovies: true)
         prepareInBackground(changes.changed)
         return (changes.added.count, changes.removed)
     }
@@ -41,8 +41,12 @@ extension PhotoLibrary {
     }
 
     /// Makes the index agree with the files (only those at `paths`, when given): rows for files
-    /// that appeared or changed, none for files that are gone.
-    static func reconcile(_ database: Database, _ location: LibraryLocation, only paths: Set<String>? = nil) throws(LibraryError) -> (added: [String], changed: [String], removed: Int) {
+    /// that appeared or changed, none for files that are gone. With `finishingMovies` (opening
+    /// the library, `synchronize()`), MP4s a crashed recorder left fragmented are first finished
+    /// as a normal stop does (`MovieRecovery`: never one a live recorder holds), and an indexed
+    /// one keeps its identifier, favourite and albums.
+    static func reconcile(_ database: Database, _ location: LibraryLocation, only paths: Set<String>? = nil,
+                          finishingMovies: Bool = false) throws(LibraryError) -> (added: [String], changed: [String], removed: Int) {
         var known: [String: (Int64, Double)] = [:]
         let candidates: [(path: String, type: Asset.MediaType)]
         if let paths {
@@ -63,7 +67,12 @@ extension PhotoLibrary {
         // Read and check files first (slow), then write every row in one transaction (one sync,
         // not one per file: a 10 000-photo rebuild commits once).
         var found: [(path: String, entry: MediaEntry, contentID: String, size: Int, mtime: Double)] = []
+        var finished = Set<String>()
         for (path, type) in candidates {
+            if finishingMovies, type == .video, ["mp4", "m4v", "mov"].contains((path as NSString).pathExtension.lowercased()),
+               (try? MovieRecovery.finishIfAbandoned(path: path)) == .finished {
+                finished.insert(path)
+            }
             var info = stat()
             guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
             present.insert(path)
@@ -85,6 +94,12 @@ extension PhotoLibrary {
         guard !found.isEmpty || !gone.isEmpty else { return ([], [], 0) }
         try database.transaction { () throws(LibraryError) in
             for item in found {
+                if finished.contains(item.path), known[item.path] != nil {
+                    // The same recording, finished: the row (identifier, favourite, albums) stays.
+                    try database.query("UPDATE assets SET size = ?, mtime = ?, duration = ? WHERE path = ?",
+                                       [.integer(Int64(item.size)), .real(item.mtime), item.entry.duration.map { .real($0) } ?? .null, .text(item.path)])
+                    continue
+                }
                 try database.query("DELETE FROM assets WHERE path = ?", [.text(item.path)])
                 try insert(database, entry: item.entry, contentID: item.contentID, size: item.size, path: item.path, mtime: item.mtime)
             }

@@ -53,7 +53,7 @@ public actor PhotoLibrary {
         PhotoLibrary.removeLeftovers(in: location.photos)
         PhotoLibrary.removeLeftovers(in: location.videos)
         if synchronize {
-            let changed = try PhotoLibrary.reconcile(database, location).changed
+            let changed = try PhotoLibrary.reconcile(database, location, finishingMovies: true).changed
             thumbnailing = PhotoLibrary.thumbnailInBackground(changed, cache: ThumbnailCache(folder: location.thumbnails), after: nil)
         }
     }

@@ -65,6 +65,12 @@ enum CLIError: Error {
             return L("No camera found. Connect a camera, or use Pinhole's test camera (--device test).")
         case .deviceNotFound:
             return error.description + " " + L("List cameras with `pinhole devices`.")
+        case .accessDenied(_, "root"?):
+            return error.description + " " + L("Ask your administrator to install udev rules that give the 'video' group access.")
+        case let .accessDenied(_, group?):
+            return error.description + " " + L("Join that group with `sudo usermod -aG %@ $USER`, then log out and back in.", group)
+        case .accessDenied(_, nil):
+            return error.description + " " + L("Check the permissions of the device node.")
         case .soundServerNotResponding:
             return error.description + " " + L("Restart it (systemctl --user restart pipewire-pulse, or pulseaudio -k).")
         case let .recordingFailed(path, .file(failure, kept)):

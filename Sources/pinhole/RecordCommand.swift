@@ -101,8 +101,8 @@ enum RecordCommand {
                 withoutSound(error)
             }
         }
-        defer { sound?.stop() }
         do { try await movie.startRecording(to: path, timeout: 10) } catch {
+            await sound?.stop()
             if case .recordingFailed(_, .noFrame) = error { throw .capture(.timeout(device: device.localizedName, seconds: 10)) }
             throw .capture(error)
         }
@@ -139,6 +139,7 @@ enum RecordCommand {
             }
         }
         let summary = await movie.waitUntilFinished()
+        await sound?.stop()
         progress.cancel()
         watchdog.cancel()
         _ = await progress.value

@@ -50,7 +50,7 @@ struct CameraModelTests {
         #expect(CameraWords.screen(for: .noCamera, device: nil) == .noCamera)
         #expect(CameraWords.screen(for: .deviceNotFound("/dev/video9"), device: nil) == .noCamera)
         let hint = "It belongs to the group 'video': join it with `sudo usermod -aG video $USER`, then log out and back in."
-        #expect(CameraWords.screen(for: .accessDenied(device: "/dev/video0", hint: hint), device: nil) == .accessDenied(advice: hint))
+        #expect(CameraWords.screen(for: .accessDenied(device: "/dev/video0", group: "video"), device: nil) == .accessDenied(advice: hint))
         #expect(CameraWords.screen(for: .deviceBusy(device: "/dev/video0"), device: nil) == .busy(program: nil))
         guard case let .failed(reason) = CameraWords.screen(for: .streamFailed(device: "Webcam", reason: "VIDIOC_DQBUF: input/output error"), device: nil) else {
             Issue.record("a stream failure is not the failed page")

@@ -59,11 +59,11 @@ func record(frames wanted: Int, settings: AudioDataOutput.Settings = .init()) as
     do {
         try await output.start()
     } catch {
-        output.stop()
+        await output.stop()
         throw error
     }
     let arrived = await waitUntil { collector.recording.withLock { $0.buffers.reduce(0) { $0 + $1.sampleCount } } >= wanted }
-    output.stop()
+    await output.stop()
     let stopped = monotonicNow()
     collector.queue.sync {}
     #expect(arrived, "fewer than \(wanted) frames in \(patience) s: \(output.statistics)")
@@ -223,7 +223,7 @@ extension VirtualCameraSuites {
             thawed = false
             try await Task.sleep(for: .milliseconds(100))
             let stopping = monotonicNow()
-            recording.stop()
+            await recording.stop()
             #expect(monotonicNow() - stopping < 10_000_000_000)
             #expect(!recording.isRunning)
             server.freeze(false)
@@ -245,11 +245,11 @@ extension VirtualCameraSuites {
                 #expect(first.count == 5)
                 // Within a buffer's read, not the one-second grace stop() gives a read that blocks.
                 let stopping = monotonicNow()
-                output.stop()
+                await output.stop()
                 #expect(monotonicNow() - stopping < 1_000_000_000, "stop took \(Double(monotonicNow() - stopping) / 1e6) ms")
                 #expect(!output.isRunning)
             }
-            output.stop()  // stopped already: nothing happens
+            await output.stop()  // stopped already: nothing happens
         }
 
         @Test("a reader that falls behind: the oldest buffers drop (counted), memory stays bounded")
@@ -259,7 +259,7 @@ extension VirtualCameraSuites {
             try await output.start()
             // Nobody reads while half a second of sound is recorded.
             #expect(await waitUntil { output.statistics.samplesRecorded >= 50 * 480 })
-            output.stop()
+            await output.stop()
             let statistics = output.statistics
             var kept: [Int64] = []
             for await buffer in stream { kept.append(buffer.samplePosition) }
@@ -289,7 +289,7 @@ extension VirtualCameraSuites {
             try await output.start()
             // The pool (9 buffers) runs out, a buffer drops, the delegate lets go, more come.
             #expect(await waitUntil { output.statistics.buffersDropped > 0 && output.statistics.buffersDelivered > 9 })
-            output.stop()
+            await output.stop()
             queue.sync {}
             let statistics = output.statistics
             let drops = hoarder.drops.withLock { $0 }
@@ -334,7 +334,7 @@ extension VirtualCameraSuites {
             }
             #expect(await waitUntil { watcher.error.withLock { $0 } != nil })
             #expect(watcher.error.withLock { $0 } == error)
-            output.stop()
+            await output.stop()
         }
     }
 }

@@ -220,7 +220,7 @@ extension VirtualCameraSuites {
             let microphone = try Microphone.microphone(withID: "sine")
             let audio = AudioDataOutput(settings: .init(channels: .stereo, microphoneID: microphone.uniqueID))
             try await audio.start()
-            defer { audio.stop() }
+            defer { audio.stopWaiting() }  // defer cannot await: the blocking form
             movie.recordSound(from: audio)
             let path = folder.path("sound.\(format.fileExtension)")
             let interval = try #require(session.activeStream).frameInterval.seconds

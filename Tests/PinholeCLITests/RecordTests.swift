@@ -12,6 +12,17 @@ func playableUntil(_ path: String) -> Double? {
     return probe.stdout.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: CharacterSet(charactersIn: " ,"))) }.max()
 }
 
+/// The types of an MP4's top-level boxes, space-separated ("ftyp moov mdat" for a regular one).
+func mp4Boxes(_ path: String) throws -> String {
+    try runTool("/usr/bin/python3", ["-c", """
+        import struct,sys
+        d=open(sys.argv[1],'rb').read(); o=0; names=[]
+        while o+8<=len(d):
+            s,=struct.unpack('>I',d[o:o+4]); names.append(d[o+4:o+8].decode('latin-1')); o+=s if s>=8 else len(d)
+        print(' '.join(names))
+        """, path]).stdout
+}
+
 extension CLITests {
     @Test("record --duration into the library: a 640×480 H.264 movie of the right length, indexed with a thumbnail")
     func recordIntoLibrary() throws {
@@ -60,13 +71,7 @@ extension CLITests {
         account.checkLossesReported(trailing: nil)
         #expect((account.times.last ?? 0) >= (before ?? 1) && account.duration < lasted, "\(account); \(before ?? -1) s before the signal, \(lasted) s in all")
         #expect(try decodesCleanly(path))
-        let boxes = try runTool("/usr/bin/python3", ["-c", """
-            import struct,sys
-            d=open(sys.argv[1],'rb').read(); o=0; names=[]
-            while o+8<=len(d):
-                s,=struct.unpack('>I',d[o:o+4]); names.append(d[o+4:o+8].decode()); o+=s if s>=8 else len(d)
-            print(' '.join(names))
-            """, path]).stdout
+        let boxes = try mp4Boxes(path)
         #expect(!boxes.contains("moof") && boxes.hasPrefix("ftyp moov"), "a regular MP4 with moov first: \(boxes)")
     }
 
@@ -92,8 +97,40 @@ extension CLITests {
         // What played before the kill still does: every fragment synced, none damaged.
         let kept = try videoFrameTimes(path).last ?? 0
         #expect(kept >= (before ?? 3), "plays to \(kept) s; \(before ?? -1) s before the kill")
+        // Left fragmented (GStreamer's players would see only its first fragment) until the
+        // library is next opened, which finishes it as a stop would: regular, the same frames.
+        #expect(try mp4Boxes(path).contains("moof"))
+        let (framesKilled, lengthKilled) = (try videoFrameTimes(path).count, Double(try ffprobe(path, "format=duration")["duration"] ?? "") ?? 0)
         let verify = try pinhole(["library", "verify", "--repair"], environment: env)
         #expect(verify.status == 0 && verify.stdout.contains("1 added"), "\(verify.stdout)")
+        let boxes = try mp4Boxes(path)
+        #expect(!boxes.contains("moof") && boxes.hasPrefix("ftyp moov"), "finished as a regular MP4: \(boxes)")
+        #expect(try videoFrameTimes(path).count == framesKilled)
+        let length = Double(try ffprobe(path, "format=duration")["duration"] ?? "") ?? 0
+        #expect(abs(length - lengthKilled) < 0.05, "\(length) s against \(lengthKilled) s before")
+        #expect(try decodesCleanly(path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: videos) == [(path as NSString).lastPathComponent], "no temporary files")
+    }
+
+    @Test("opening the library while a recording runs leaves its file alone; the recording then stops as usual")
+    func libraryLeavesLiveRecording() throws {
+        let folder = try TemporaryDirectory()
+        let env = try isolatedEnvironment(folder)
+        let path = folder.path("Videos/Camera/live.mp4")
+        try FileManager.default.createDirectory(atPath: folder.path("Videos/Camera"), withIntermediateDirectories: true)
+        let process = try BackgroundProcess([pinholeBinary, "record", "--device", "test", "--size", "640x480", "--fps", "30", "--no-audio", "-o", path], environment: env)
+        #expect(blockUntil(everyMilliseconds: 200) { (playableUntil(path) ?? 0) >= 1 }, "\(process.errors)")
+        let verify = try pinhole(["library", "verify", "--repair"], environment: env)
+        #expect(verify.status == 0, "\(verify.stderr)")
+        // Still the recorder's fragmented file, still growing.
+        #expect(try mp4Boxes(path).contains("moof"))
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        #expect(blockUntil(everyMilliseconds: 200) { ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0) > size })
+        kill(process.pid, SIGINT)
+        #expect(process.waitForExit(seconds: patience) == 0, "\(process.errors)")
+        let boxes = try mp4Boxes(path)
+        #expect(!boxes.contains("moof") && boxes.hasPrefix("ftyp moov"), "a regular MP4: \(boxes)")
+        #expect(try decodesCleanly(path))
     }
 
     @Test("a full disk stops the recording with exit 6 and one line; the file plays up to its last fragment")

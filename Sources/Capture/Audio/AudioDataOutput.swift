@@ -236,9 +236,20 @@ public final class AudioDataOutput: Sendable {
     }
 
     /// Stops recording: the thread ends within about one buffer's duration, and `audioBuffers()`'s
-    /// sequence finishes. Buffers already queued for the delegate are still delivered. Waits for
-    /// that buffer (10 ms by default), or at most 1 s for a hung server, whose thread is then let go.
-    public func stop() {
+    /// sequence finishes. Buffers already queued for the delegate are still delivered. Returns
+    /// once that buffer is read (10 ms by default), or after at most 1 s for a hung server, whose
+    /// thread is then let go; the waiting happens on a Dispatch worker, so a UI thread may await this.
+    public func stop() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global(qos: .userInitiated).async {
+                self.stopWaiting()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// `stop()`'s work, which blocks its thread until the recording thread has ended (or been let go).
+    func stopWaiting() {
         control.withLock { _ in
             let (recording, thread, continuation) = state.withLock { state in
                 defer {

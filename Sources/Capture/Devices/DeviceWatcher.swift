@@ -13,9 +13,10 @@ extension CaptureDevice.DiscoverySession {
     /// Connect and disconnect events from now on, for the cameras this discovery matches.
     ///
     /// V4L2 nodes are watched with inotify on /dev (creation, removal, and the permission change
-    /// udev makes after creating a node), so nothing is polled and no camera is opened until a
-    /// node changes; the virtual test camera reports its simulated unplugging. End the stream
-    /// (stop iterating) to stop watching.
+    /// udev makes after creating a node), so /dev is not rescanned and no camera is opened until
+    /// a node changes; the watching thread also wakes every 200 ms, to see whether the stream
+    /// was ended and whether the virtual test camera was simulated unplugged or plugged. End
+    /// the stream (stop iterating) to stop watching.
     public func deviceEvents() -> AsyncStream<DeviceEvent> {
         let (stream, continuation) = AsyncStream<DeviceEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
         let watcher = DeviceWatcher(discovery: self, continuation: continuation)

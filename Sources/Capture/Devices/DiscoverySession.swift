@@ -84,7 +84,7 @@ extension CaptureDevice {
     /// Why this camera cannot be opened for lack of permission, with the fix (nil when it can).
     public var accessProblem: CaptureError? {
         guard authorizationStatus == .denied, let path else { return nil }
-        return .accessDenied(device: path, hint: V4L2Errno.accessHint(path: path))
+        return .accessDenied(device: path, group: V4L2Errno.owningGroup(path: path))
     }
 
     /// Asks for camera access; true when granted. Without a desktop portal there is nobody to

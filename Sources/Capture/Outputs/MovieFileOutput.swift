@@ -3,42 +3,6 @@ import Glibc
 import Media
 import Synchronization
 
-/// Told when a `MovieFileOutput` recording starts and ends (on an internal thread: hop to your
-/// own actor or queue).
-public protocol MovieFileOutputRecordingDelegate: AnyObject, Sendable {
-    /// The file is open and the first frame is on its way into it.
-    func fileOutput(_ output: MovieFileOutput, didStartRecordingTo path: String)
-    /// The recording ended and the file is finished. `error` is nil after `stopRecording()`;
-    /// `.recordingLimitReached` when a limit ended it (the file is complete); another error when
-    /// writing failed (the file then keeps everything up to its last complete fragment).
-    func fileOutput(_ output: MovieFileOutput, didFinishRecordingTo path: String, summary: RecordingSummary, error: CaptureError?)
-}
-
-extension MovieFileOutputRecordingDelegate {
-    /// Optional.
-    public func fileOutput(_ output: MovieFileOutput, didStartRecordingTo path: String) {}
-}
-
-/// What a finished recording holds.
-public struct RecordingSummary: Sendable, Equatable {
-    /// The movie file.
-    public let path: String
-    /// Length in seconds.
-    public let duration: Double
-    /// Video frames in the file.
-    public let frameCount: Int
-    /// Frames the camera delivered that were not recorded because encoding fell behind.
-    public let droppedFrameCount: Int
-    /// Frames the camera itself skipped during the recording (gaps in the driver's sequence
-    /// numbers, for example a driver that cannot keep its rate). With `frameCount` and
-    /// `droppedFrameCount` they account for every frame time the recording spans.
-    public let skippedFrameCount: Int
-    /// File size in bytes.
-    public let fileSize: Int64
-    /// Whether the file has sound.
-    public let hasAudio: Bool
-}
-
 /// Records the session's camera (and, with `audioDataOutput` set, a microphone) into a movie
 /// file: H.264 + AAC in MP4 by default, VP9/VP8 + Opus in WebM as an option (see `MovieWriter`:
 /// fragmented while recording, so a crash leaves a playable file; regular once finished).
@@ -64,12 +28,15 @@ public final class MovieFileOutput: FrameConsumer {
         }
     }
 
-    private enum Item {
+    /// What the camera's and the microphone's threads queue for the encoding thread: a frame
+    /// with its timestamp, or interleaved samples with their channel count and timestamp.
+    enum Item {
         case video(PixelBuffer, Int64)
         case audio([Int16], Int, Int64)
     }
 
-    private struct State {
+    /// The output's settings and its current recording, under `state`'s lock.
+    struct State {
         var options = Options()
         var fragmentInterval = 1.0
         var maxDuration: Double?
@@ -85,7 +52,7 @@ public final class MovieFileOutput: FrameConsumer {
     }
 
     /// One recording in progress, shared by the camera thread, the encoding thread and callers.
-    private final class Recording: @unchecked Sendable {
+    final class Recording: @unchecked Sendable {
         let path: String
         let delegate: (any MovieFileOutputRecordingDelegate)?
         let options: Options
@@ -131,8 +98,10 @@ public final class MovieFileOutput: FrameConsumer {
         }
     }
 
-    private let state = Mutex(State())
-    private let converter = PixelConverter()
+    /// Settings and the current recording.
+    let state = Mutex(State())
+    /// Converts camera frames to I420 for the encoder.
+    let converter = PixelConverter()
     /// The connection to the camera (front cameras are not mirrored in saved movies, as in photos).
     public let connection = CaptureConnection(mirrorsFrontCameraByDefault: false)
 
@@ -404,123 +373,6 @@ public final class MovieFileOutput: FrameConsumer {
             return scratch
         }
     }
-
-    // MARK: - The encoding thread
-
-    private func encode(_ recording: Recording) {
-        var writer: MovieWriter?
-        var failure: CaptureError?
-        var lastSpaceCheck: Int64 = 0
-        let rotation = (try? Rotation(degrees: Int(connection.videoRotationAngle))) ?? .none
-        var started = false
-        loop: while true {
-            recording.wake.wait()
-            while true {
-                let (item, stopping, pastLimit) = recording.shared.withLock { shared -> (Item?, Bool, Bool) in
-                    (shared.queue.isEmpty ? nil : shared.queue.removeFirst(), shared.stopping, shared.pastLimit)
-                }
-                guard let item else {
-                    // Every frame taken in [0, D) is in the file: the duration limit is reached.
-                    if pastLimit, let limit = recording.limits.duration {
-                        failure = .recordingLimitReached(path: recording.path, limit: "maximum duration of \(MovieFileOutput.seconds(limit))")
-                        break loop
-                    }
-                    if stopping { break loop }
-                    break
-                }
-                do throws(MediaError) {
-                    switch item {
-                    case let .video(buffer, time):
-                        if writer == nil {
-                            let settings = MovieSettings(format: recording.options.format, width: buffer.width, height: buffer.height,
-                                                         frameRate: state.withLock { $0.frameRate }, quality: recording.options.quality,
-                                                         preset: recording.options.preset, audio: recording.audio,
-                                                         fragmentInterval: recording.fragmentInterval, rotation: rotation)
-                            writer = try MovieWriter(path: recording.path, settings: settings, range: buffer.yuvRange, creationDate: recording.startedAt)
-                        }
-                        try writer?.appendVideo(buffer, timestampNanoseconds: time)
-                        if !started {
-                            started = true
-                            recording.delegate?.fileOutput(self, didStartRecordingTo: recording.path)
-                        }
-                    case let .audio(samples, count, time):
-                        let result = samples.withUnsafeBufferPointer { pointer in
-                            Result { () throws(MediaError) in try writer?.appendAudio(UnsafeBufferPointer(rebasing: pointer.prefix(count)), timestampNanoseconds: time) }
-                        }
-                        try result.get()
-                        recording.shared.withLock { $0.spare.append(samples) }
-                    }
-                } catch {
-                    failure = .recordingFailed(path: recording.path, cause: MovieFileOutput.cause(error, fileKept: writer != nil))
-                    break loop
-                }
-                guard let writer else { continue }
-                let (duration, size) = (writer.duration, writer.bytesWritten)
-                recording.shared.withLock {
-                    $0.frames = writer.videoFrameCount
-                    $0.duration = duration
-                    $0.size = size
-                }
-                if let limit = recording.limits.size, size >= limit {
-                    failure = .recordingLimitReached(path: recording.path, limit: "maximum file size of \(limit / 1_000_000) MB")
-                    break loop
-                }
-                let now = SystemClock.monotonicNanoseconds()
-                if recording.limits.freeSpace > 0, now - lastSpaceCheck > 500_000_000 {
-                    lastSpaceCheck = now
-                    var disk = statvfs()
-                    if statvfs(recording.path, &disk) == 0, Int64(disk.f_bavail) * Int64(disk.f_frsize) < recording.limits.freeSpace {
-                        failure = .recordingLimitReached(path: recording.path, limit: "minimum free disk space of \(recording.limits.freeSpace / 1_000_000) MB")
-                        break loop
-                    }
-                }
-            }
-        }
-        // Finish the file: a limit or a stop finishes it; a write error keeps what is complete.
-        recording.shared.withLock { $0.stopping = true }
-        if let writer {
-            if case .recordingFailed = failure {
-                writer.abandon()
-            } else {
-                do { try writer.finish() } catch {
-                    writer.abandon()
-                    failure = .recordingFailed(path: recording.path, cause: MovieFileOutput.cause(error, fileKept: true))
-                }
-            }
-        } else if failure == nil {
-            failure = .recordingFailed(path: recording.path, cause: .noFrame(seconds: nil))
-        }
-        var info = stat()
-        let size = stat(recording.path, &info) == 0 ? Int64(info.st_size) : 0
-        let (summary, waiters) = recording.shared.withLock { shared -> (RecordingSummary, [CheckedContinuation<RecordingSummary, Never>]) in
-            let summary = RecordingSummary(path: recording.path, duration: writer?.duration ?? 0, frameCount: writer?.videoFrameCount ?? 0,
-                                           droppedFrameCount: shared.dropped, skippedFrameCount: shared.skipped, fileSize: size, hasAudio: recording.audio != nil && writer != nil)
-            shared.summary = summary
-            shared.error = failure
-            shared.queue.removeAll()
-            let waiters = shared.waiters
-            shared.waiters = []
-            return (summary, waiters)
-        }
-        state.withLock {
-            $0.recording = nil
-            $0.lastError = failure
-            $0.lastSummary = summary
-        }
-        recording.delegate?.fileOutput(self, didFinishRecordingTo: recording.path, summary: summary, error: failure)
-        for waiter in waiters { waiter.resume(returning: summary) }
-    }
-
-    /// The cause of a failed write: a file failure (the file kept when the writer had made it:
-    /// it is cut back to its last complete fragment), else an encoding failure.
-    private static func cause(_ error: MediaError, fileKept: Bool) -> RecordingFailure {
-        if case let .io(_, failure) = error { return .file(failure, kept: fileKept) }
-        return .encoding(error)
-    }
-
-    private static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
-    }
 }
 
 /// Hands a microphone's buffers to a movie output.
@@ -535,7 +387,7 @@ private final class SoundFeed: AudioDataOutputSampleBufferDelegate {
 }
 
 /// The async start's delegate: resumes its waiter when the recording starts or fails.
-private final class StartSignal: MovieFileOutputRecordingDelegate, @unchecked Sendable {
+private final class StartSignal: MovieFileOutputRecordingDelegate, Sendable {
     enum Outcome { case started, failed(CaptureError), timedOut }
     private let state = Mutex<(outcome: Outcome?, waiter: CheckedContinuation<Outcome, Never>?)>((nil, nil))
 

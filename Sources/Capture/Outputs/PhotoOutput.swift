@@ -158,7 +158,8 @@ public final class PhotoOutput: FrameConsumer {
         try await capture(settings, delegate: nil)
     }
 
-    /// Takes a photo and reports to `delegate` (on the calling task's executor).
+    /// Takes a photo and reports to `delegate`, from a task on the global concurrent executor (not
+    /// the caller's thread or actor: hop to your own to touch a UI). Returns at once.
     public func capturePhoto(with settings: PhotoSettings, delegate: any PhotoCaptureDelegate) {
         Task {
             do throws(CaptureError) {

@@ -3,21 +3,6 @@ import Glibc
 import Media
 import Synchronization
 
-/// A camera as an input to a session.
-public final class CaptureDeviceInput: Sendable {
-    /// The camera.
-    public let device: CaptureDevice
-
-    /// An input for `device`; fails when the camera is gone or access is denied.
-    public init(device: CaptureDevice) throws(CaptureError) {
-        guard device.isConnected else { throw .deviceDisconnected(device: device.localizedName) }
-        if device.authorizationStatus == .denied, let path = device.path {
-            throw .accessDenied(device: path, hint: V4L2Errno.accessHint(path: path))
-        }
-        self.device = device
-    }
-}
-
 /// Connects a camera to outputs and runs it, as AVFoundation's capture session does.
 ///
 /// Configuration (inputs, outputs, preset) may change at any time, from any thread, and no
@@ -100,7 +85,8 @@ public final class CaptureSession: Sendable {
         var depth = 0
     }
 
-    fileprivate struct RunState {
+    /// What is running: the backend, the streaming thread, its events and statistics.
+    struct RunState {
         var running = false
         var interrupted = false
         var stopRequested = false
@@ -115,9 +101,13 @@ public final class CaptureSession: Sendable {
         var nextContinuation = 0
     }
 
-    private let queue = DispatchQueue(label: "pinhole.capture-session")
+    /// The serial queue on which starting, stopping and reconfiguring run, in order.
+    let queue = DispatchQueue(label: "pinhole.capture-session")
+    /// The live configuration, a group's staged one and the group depth, under one lock.
     private let configurationState = Mutex(ConfigurationState())
-    private let run = Mutex(RunStateBox())
+    /// What is running: the backend, the streaming thread, events and statistics.
+    let run = Mutex(RunStateBox())
+    /// The stream a still capture switched to, while it holds it (nil: the preset's).
     private let streamOverride = Mutex<StreamConfiguration?>(nil)
     /// Seconds without a frame after which a running stream stops with `.timeout` (tests shorten it).
     let silenceLimit = Atomic<Double>(10)
@@ -275,7 +265,7 @@ public final class CaptureSession: Sendable {
         return stream
     }
 
-    private func emit(_ event: Event) {
+    func emit(_ event: Event) {
         for continuation in run.withLock({ Array($0.state.continuations.values) }) { continuation.yield(event) }
     }
 
@@ -405,7 +395,7 @@ public final class CaptureSession: Sendable {
     /// After the streaming thread ended by itself (a fatal error, or silence): joins it and tells
     /// the outputs the stream stopped, so no thread handle or waiting capture is left behind. The
     /// thread asks for this on the queue when it ends; a start or stop that comes first does it.
-    private func reapFailedStream() {
+    func reapFailedStream() {
         let ended = run.withLock { box -> pthread_t? in
             guard !box.state.running, let thread = box.state.thread else { return nil }
             box.state.thread = nil
@@ -454,203 +444,11 @@ public final class CaptureSession: Sendable {
         do { try startLocked() } catch { run.withLock { $0.state.running = false } }
     }
 
-    /// Opens the driver for `device`. A V4L2 camera that came back under another node number
-    /// (replugged while its old node was still held) is found again by its unique ID.
-    static func makeBackend(for device: CaptureDevice) throws(CaptureError) -> CameraBackend {
-        switch device.source {
-        case let .v4l2(path):
-            if access(path, F_OK) != 0, let moved = DeviceScanner.scan(includeVirtual: false).first(where: { $0.uniqueID == device.uniqueID })?.path {
-                return try V4L2Backend(path: moved, name: device.localizedName)
-            }
-            return try V4L2Backend(path: path, name: device.localizedName)
-        case .virtual:
-            return try VirtualCameraBackend(id: device.uniqueID, name: device.localizedName)
-        }
-    }
 
-    /// How a frame loop ended.
-    private enum LoopEnd {
-        /// `stopRunning()` asked.
-        case stopped
-        /// The camera went away: wait for it to come back.
-        case disconnected
-        /// A fatal error, already reported.
-        case failed
-    }
-
-    /// The streaming thread: runs the frame loop; after an unplug it lets go of the camera
-    /// entirely (some drivers, vivid among them, reconnect only once every handle is closed),
-    /// waits for it to come back and resumes by itself.
-    private func streamThread(_ handoff: BackendHandoff, device: CaptureDevice, configuration set: StreamConfiguration, consumers: [FrameConsumer]) {
-        // `current` holds the only reference the thread keeps: no `let` binding may outlive a loop
-        // pass, or the old camera would stay open while we wait for it to come back.
-        var current = handoff.take()
-        while current != nil {
-            let end = streamLoop(backend: current!, device: device, configuration: set, consumers: consumers)
-            guard end == .disconnected else { return }
-            current!.stop()
-            device.attach(nil)
-            run.withLock { $0.state.backend = nil }
-            current = nil
-            current = reconnect(device: device, wanted: set)
-        }
-    }
-
-    /// The frame loop: waits for frames, feeds outputs, counts damage and gaps, and turns driver
-    /// failures into events. Silence is measured on the clock (a wait that ends early, for a
-    /// driver event, counts only the time it took); `silenceLimit` of it stops the session with
-    /// `.timeout`, as a fatal error does.
-    private func streamLoop(backend: CameraBackend, device: CaptureDevice, configuration set: StreamConfiguration, consumers: [FrameConsumer]) -> LoopEnd {
-        var lastSequence: UInt32?
-        var lastFrame = SystemClock.monotonicNanoseconds()
-        /// Stops the stream after a fatal error: the camera is released, the error reported, and
-        /// the queue asked to join this thread.
-        func fail(_ error: CaptureError) -> LoopEnd {
-            backend.stop()
-            device.attach(nil)
-            run.withLock { box in
-                box.state.running = false
-                box.state.interrupted = false
-                box.state.backend = nil
-                box.state.stream = nil
-            }
-            emit(.runtimeError(error))
-            queue.async { self.reapFailedStream() }
-            return .failed
-        }
-        while !run.withLock({ $0.state.stopRequested }) {
-            do throws(CaptureError) {
-                let wait = try backend.nextFrame(timeout: 0.2) { (frame: RawFrame) throws(CaptureError) in
-                    let gap = lastSequence.map { frame.sequence > $0 ? Int(frame.sequence - $0 - 1) : 0 } ?? 0
-                    lastSequence = frame.sequence
-                    let context = FrameContext(configuration: set, device: device, gap: gap)
-                    for consumer in consumers { consumer.consume(frame, context: context) }
-                    run.withLock {
-                        $0.state.statistics.framesDelivered += 1
-                        $0.state.statistics.framesDroppedByDriver += gap
-                    }
-                }
-                switch wait {
-                case .delivered: lastFrame = SystemClock.monotonicNanoseconds()
-                case .corrupt: run.withLock { $0.state.statistics.framesCorrupt += 1 }
-                case .timeout:
-                    let silent = Double(SystemClock.monotonicNanoseconds() - lastFrame) / 1e9
-                    if silent >= silenceLimit.load(ordering: .relaxed) {
-                        return fail(.timeout(device: device.localizedName, seconds: silent))
-                    }
-                }
-            } catch {
-                if case .deviceDisconnected = error {
-                    run.withLock { $0.state.interrupted = true }
-                    emit(.interrupted(.deviceDisconnected))
-                    return .disconnected
-                }
-                return fail(error)
-            }
-        }
-        return .stopped
-    }
-
-    /// After an unplug: polls for the camera (same node or ID) and reopens it with the same
-    /// stream; nil when the session is stopped first.
-    private func reconnect(device: CaptureDevice, wanted: StreamConfiguration) -> CameraBackend? {
-        var attempt = 0
-        while !run.withLock({ $0.state.stopRequested }) {
-            var pause = timespec(tv_sec: 0, tv_nsec: 250_000_000)
-            nanosleep(&pause, nil)
-            attempt += 1
-            // The node is back: try at once. Gone: look for the camera under another node every
-            // 2 s only (that scan opens every camera).
-            guard device.isConnected || (device.path != nil && attempt % 8 == 0) else { continue }
-            do throws(CaptureError) {
-                let backend = try CaptureSession.makeBackend(for: device)
-                _ = try backend.configure(wanted)
-                CaptureSession.applySettings(of: device, to: backend)
-                try backend.start()
-                device.attach(BackendReference(backend))
-                run.withLock { box in
-                    box.state.backend = backend
-                    box.state.interrupted = false
-                }
-                emit(.interruptionEnded)
-                return backend
-            } catch {
-                continue
-            }
-        }
-        return nil
-    }
-
-    // MARK: - Format choice
-
-    /// The stream configuration `preset` picks on `device`.
-    static func streamConfiguration(for device: CaptureDevice, preset: Preset) throws(CaptureError) -> StreamConfiguration {
-        if preset == .inputPriority, let format = device.activeFormat {
-            return StreamConfiguration(pixelFormat: format.pixelFormat, width: format.dimensions.width, height: format.dimensions.height,
-                                       frameInterval: device.activeFrameInterval ?? format.frameIntervals.first ?? FrameInterval(framesPerSecond: 30))
-        }
-        let formats = device.formats
-        guard !formats.isEmpty else {
-            if let path = device.path, access(path, R_OK | W_OK) != 0 {
-                throw .accessDenied(device: path, hint: V4L2Errno.accessHint(path: path))
-            }
-            throw .unsupported("\(device.localizedName) offers no format Pinhole can read")
-        }
-        let candidates: [CaptureDevice.Format]
-        switch preset {
-        case .photo, .inputPriority:
-            let fast = formats.filter { $0.maxFrameRate >= 15 }
-            let pool = fast.isEmpty ? formats : fast
-            let largest = pool.map(\.dimensions).max()!
-            candidates = pool.filter { $0.dimensions == largest }
-        case .high, .medium, .low:
-            let limit = preset == .high ? 1920 * 1080 : (preset == .medium ? 640 * 480 : 320 * 240)
-            let fitting = formats.filter { $0.dimensions.area <= limit }
-            let pool = fitting.isEmpty ? [formats.min { $0.dimensions < $1.dimensions }!] : fitting
-            let largest = pool.map(\.dimensions).max()!
-            candidates = pool.filter { $0.dimensions == largest }
-        case .vga640x480, .hd1280x720, .hd1920x1080, .hd4K3840x2160:
-            let size: CaptureDevice.Dimensions = switch preset {
-            case .vga640x480: .init(width: 640, height: 480)
-            case .hd1280x720: .init(width: 1280, height: 720)
-            case .hd1920x1080: .init(width: 1920, height: 1080)
-            default: .init(width: 3840, height: 2160)
-            }
-            candidates = formats.filter { $0.dimensions == size }
-            guard !candidates.isEmpty else { throw .unsupported("preset \(preset.rawValue) (\(size)) on \(device.localizedName)") }
-        }
-        // The highest frame rate; among equals, raw formats (no decode) before MJPEG.
-        let rank: (PixelFormat) -> Int = { format in
-            switch format {
-            case .nv12, .i420: 0
-            case .yuyv, .uyvy: 1
-            case .mjpeg: 3
-            default: 2
-            }
-        }
-        let best = candidates.min { a, b in
-            a.maxFrameRate != b.maxFrameRate ? a.maxFrameRate > b.maxFrameRate : rank(a.pixelFormat) < rank(b.pixelFormat)
-        }!
-        return StreamConfiguration(pixelFormat: best.pixelFormat, width: best.dimensions.width, height: best.dimensions.height,
-                                   frameInterval: best.frameIntervals.first ?? FrameInterval(framesPerSecond: 30))
-    }
 }
 
 /// Holds a session's run state; the backend inside is touched only on the session's queue or
 /// its streaming thread, never both at once (the thread is joined before the queue touches it).
-private struct RunStateBox: @unchecked Sendable {
+struct RunStateBox: @unchecked Sendable {
     var state = CaptureSession.RunState()
-}
-
-/// Hands a backend to the streaming thread, which takes it out (so no closure keeps the camera
-/// open after the thread has let it go).
-final class BackendHandoff: @unchecked Sendable {
-    private var backend: CameraBackend?
-    init(_ backend: CameraBackend) { self.backend = backend }
-
-    /// The backend, once.
-    func take() -> CameraBackend? {
-        defer { backend = nil }
-        return backend
-    }
 }

@@ -313,11 +313,10 @@ final class V4L2Device {
     // MARK: - Events
 
     /// Subscribes to events of `type` (V4L2_EVENT_*), for control `id` where the type needs one.
-    func subscribe(event type: UInt32, id: UInt32 = 0, sendInitial: Bool = false) throws(CaptureError) {
+    func subscribe(event type: UInt32, id: UInt32 = 0) throws(CaptureError) {
         var subscription = v4l2_event_subscription()
         subscription.type = type
         subscription.id = id
-        subscription.flags = sendInitial ? UInt32(V4L2_EVENT_SUB_FL_SEND_INITIAL) : 0
         try control(PINHOLE_VIDIOC_SUBSCRIBE_EVENT, "VIDIOC_SUBSCRIBE_EVENT", &subscription)
     }
 
@@ -326,9 +325,6 @@ final class V4L2Device {
         var event = v4l2_event()
         guard attempt(PINHOLE_VIDIOC_DQEVENT, &event) == 0 else { return nil }
         switch event.type {
-        case UInt32(V4L2_EVENT_CTRL):
-            let is64 = event.u.ctrl.type == V4L2_CTRL_TYPE_INTEGER64.rawValue
-            return .controlChanged(id: event.id, value: is64 ? event.u.ctrl.value64 : Int64(event.u.ctrl.value))
         case UInt32(V4L2_EVENT_SOURCE_CHANGE):
             return .sourceChanged
         default:

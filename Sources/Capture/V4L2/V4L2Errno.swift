@@ -6,7 +6,7 @@ enum V4L2Errno {
     static func error(_ operation: String, path: String, code: Int32 = errno) -> CaptureError {
         switch code {
         case EACCES, EPERM:
-            return .accessDenied(device: path, hint: accessHint(path: path))
+            return .accessDenied(device: path, group: owningGroup(path: path))
         case EBUSY:
             return .deviceBusy(device: path)
         case ENODEV, ENXIO:
@@ -22,18 +22,12 @@ enum V4L2Errno {
         }
     }
 
-    /// What to do about EACCES on `path`: join the group that owns the node.
-    static func accessHint(path: String) -> String {
+    /// The group that owns the node at `path` (what a user refused access would join): "root"
+    /// for gid 0 or a group without a name, nil when the node cannot be looked at.
+    static func owningGroup(path: String) -> String? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return "Check the permissions of the device node." }
-        guard info.st_gid != 0, let group = getgrgid(info.st_gid), let name = group.pointee.gr_name else {
-            return "Only root can open it; ask your administrator to install udev rules that give the 'video' group access."
-        }
-        return accessHint(group: String(cString: name))
-    }
-
-    /// What to do about a node owned by `group`: join it.
-    static func accessHint(group: String) -> String {
-        "It belongs to the group '\(group)': join it with `sudo usermod -aG \(group) $USER`, then log out and back in."
+        guard stat(path, &info) == 0 else { return nil }
+        guard info.st_gid != 0, let group = getgrgid(info.st_gid), let name = group.pointee.gr_name else { return "root" }
+        return String(cString: name)
     }
 }

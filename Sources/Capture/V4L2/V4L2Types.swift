@@ -123,8 +123,6 @@ enum V4L2PollResult: Sendable, Equatable {
 
 /// An event from VIDIOC_DQEVENT.
 enum V4L2Event: Sendable, Equatable {
-    /// A control's value changed (V4L2_EVENT_CTRL).
-    case controlChanged(id: UInt32, value: Int64)
     /// The source changed its format, e.g. a new resolution (V4L2_EVENT_SOURCE_CHANGE).
     case sourceChanged
     /// Any other event type.

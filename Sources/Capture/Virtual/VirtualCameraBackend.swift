@@ -94,7 +94,7 @@ final class VirtualCameraBackend: CameraBackend {
     func start() throws(CaptureError) {
         let faults = VirtualCamera.faults(for: id)
         if faults.unplugged { throw .deviceDisconnected(device: name) }
-        if faults.accessDenied { throw .accessDenied(device: name, hint: V4L2Errno.accessHint(group: "video")) }
+        if faults.accessDenied { throw .accessDenied(device: name, group: "video") }
         if faults.busy { throw .deviceBusy(device: name) }
         var failOnce = false
         if faults.failingStarts > 0 {

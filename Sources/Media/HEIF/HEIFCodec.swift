@@ -1,4 +1,4 @@
-import CHeif
+internal import CMediaLoader
 import CYUV
 
 /// Encoder effort for HEIF (x265): the trade between time and size at the same quality.
@@ -18,23 +18,28 @@ public enum HEIFSpeed: Sendable {
 
 /// HEIF (HEVC still image) encoding and decoding with libheif.
 ///
-/// Decoding always works; encoding needs an HEVC encoder in libheif (Debian 12's libheif has
-/// x265 built in; `HEIFCodec.canEncode` tells). Encoding is slow compared with JPEG, so callers
+/// libheif is opened on first use (`HEIFLibrary`); a system without it gets a typed error from
+/// every call. Decoding needs nothing more; encoding needs an HEVC encoder in libheif (Debian
+/// 12's libheif has x265 built in; `HEIFCodec.canEncode` tells). Encoding is slow compared with JPEG, so callers
 /// run it off any frame path.
 public enum HEIFCodec {
-    /// Whether libheif on this system can encode HEVC stills.
-    public static var canEncode: Bool { heif_have_encoder_for_format(heif_compression_HEVC) != 0 }
+    /// Whether libheif on this system can encode HEVC stills (false when libheif cannot be loaded).
+    public static var canEncode: Bool {
+        guard (try? HEIFLibrary.require()) != nil else { return false }
+        return libheif.heif_have_encoder_for_format(heif_compression_HEVC) != 0
+    }
 
     /// The names of the HEIF/AVIF encoders libheif offers here (for diagnostics and notes).
     public static var encoderNames: [String] {
+        guard (try? HEIFLibrary.require()) != nil else { return [] }
         var names: [String] = []
         for format in [heif_compression_HEVC, heif_compression_AV1] {
             var descriptors = [OpaquePointer?](repeating: nil, count: 8)
             let count = descriptors.withUnsafeMutableBufferPointer { buffer in
-                heif_context_get_encoder_descriptors(nil, format, nil, buffer.baseAddress, 8)
+                libheif.heif_context_get_encoder_descriptors(nil, format, nil, buffer.baseAddress, 8)
             }
             for descriptor in descriptors.prefix(Int(count)) {
-                if let name = heif_encoder_descriptor_get_id_name(descriptor) { names.append(String(cString: name)) }
+                if let name = libheif.heif_encoder_descriptor_get_id_name(descriptor) { names.append(String(cString: name)) }
             }
         }
         return names
@@ -44,49 +49,50 @@ public enum HEIFCodec {
     /// optionally with an EXIF block (an APP1 payload starting "Exif\0\0", as `ExifMetadata` makes).
     public static func encode(_ buffer: PixelBuffer, quality: Int = 80, speed: HEIFSpeed = .fast, exif: [UInt8]? = nil) throws(MediaError) -> [UInt8] {
         guard (0...100).contains(quality) else { throw .encoderFailed(format: "HEIF", reason: "quality \(quality) is outside 0–100") }
-        guard canEncode else { throw .encoderFailed(format: "HEIF", reason: "libheif on this system has no HEVC encoder; install libheif with x265 support") }
+        try HEIFLibrary.require()
+        guard canEncode else { throw .encoderFailed(format: "HEIF", reason: "libheif on this system has no HEVC encoder") }
         let planar = buffer.format == .i420 ? buffer : try buffer.converted(to: .i420)
-        guard let context = heif_context_alloc() else { throw .encoderFailed(format: "HEIF", reason: "out of memory") }
-        defer { heif_context_free(context) }
+        guard let context = libheif.heif_context_alloc() else { throw .encoderFailed(format: "HEIF", reason: "out of memory") }
+        defer { libheif.heif_context_free(context) }
 
         var image: OpaquePointer?
-        try check(heif_image_create(Int32(planar.width), Int32(planar.height), heif_colorspace_YCbCr, heif_chroma_420, &image), "HEIF")
-        defer { heif_image_release(image) }
+        try check(libheif.heif_image_create(Int32(planar.width), Int32(planar.height), heif_colorspace_YCbCr, heif_chroma_420, &image), "HEIF")
+        defer { libheif.heif_image_release(image) }
         let channels = [heif_channel_Y, heif_channel_Cb, heif_channel_Cr]
         for (index, channel) in channels.enumerated() {
             let plane = planar.planes[index]
             let w = index == 0 ? planar.width : (planar.width + 1) / 2
             let h = plane.rows
-            try check(heif_image_add_plane(image, channel, Int32(w), Int32(h), 8), "HEIF")
+            try check(libheif.heif_image_add_plane(image, channel, Int32(w), Int32(h), 8), "HEIF")
             var stride: Int32 = 0
-            guard let destination = heif_image_get_plane(image, channel, &stride) else {
+            guard let destination = libheif.heif_image_get_plane(image, channel, &stride) else {
                 throw .encoderFailed(format: "HEIF", reason: "libheif gave no plane to fill")
             }
             CopyPlane(planar.baseAddress(ofPlane: index), planar.bytesPerRow(ofPlane: index), destination, stride, Int32(w), Int32(h))
         }
         // Say how the samples are coded (BT.601 limited range), so decoders convert them back correctly.
-        if let nclx = heif_nclx_color_profile_alloc() {
+        if let nclx = libheif.heif_nclx_color_profile_alloc() {
             nclx.pointee.color_primaries = heif_color_primaries_ITU_R_BT_601_6
             nclx.pointee.transfer_characteristics = heif_transfer_characteristic_ITU_R_BT_601_6
             nclx.pointee.matrix_coefficients = heif_matrix_coefficients_ITU_R_BT_601_6
             nclx.pointee.full_range_flag = 0
-            _ = heif_image_set_nclx_color_profile(image, nclx)
-            heif_nclx_color_profile_free(nclx)
+            _ = libheif.heif_image_set_nclx_color_profile(image, nclx)
+            libheif.heif_nclx_color_profile_free(nclx)
         }
 
         var encoder: OpaquePointer?
-        try check(heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder), "HEIF")
-        defer { heif_encoder_release(encoder) }
-        try check(heif_encoder_set_lossy_quality(encoder, Int32(quality)), "HEIF")
-        _ = heif_encoder_set_parameter(encoder, "preset", speed.preset)
+        try check(libheif.heif_context_get_encoder_for_format(context, heif_compression_HEVC, &encoder), "HEIF")
+        defer { libheif.heif_encoder_release(encoder) }
+        try check(libheif.heif_encoder_set_lossy_quality(encoder, Int32(quality)), "HEIF")
+        _ = libheif.heif_encoder_set_parameter(encoder, "preset", speed.preset)
 
         var handle: OpaquePointer?
-        try check(heif_context_encode_image(context, image, encoder, nil, &handle), "HEIF")
-        defer { heif_image_handle_release(handle) }
+        try check(libheif.heif_context_encode_image(context, image, encoder, nil, &handle), "HEIF")
+        defer { libheif.heif_image_handle_release(handle) }
         if let exif, exif.count > 6 {
             // libheif wants the TIFF block itself; it writes the offset word the format needs.
             let tiff = exif.starts(with: Array("Exif\0\0".utf8)) ? Array(exif.dropFirst(6)) : exif
-            try check(tiff.withUnsafeBytes { heif_context_add_exif_metadata(context, handle, $0.baseAddress, Int32($0.count)) }, "HEIF")
+            try check(tiff.withUnsafeBytes { libheif.heif_context_add_exif_metadata(context, handle, $0.baseAddress, Int32($0.count)) }, "HEIF")
         }
 
         final class Sink { var bytes: [UInt8] = [] }
@@ -96,14 +102,14 @@ public enum HEIFCodec {
             if let data, size > 0 { sink.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size)) }
             return heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: nil)
         })
-        try check(withExtendedLifetime(sink) { heif_context_write(context, &writer, Unmanaged.passUnretained(sink).toOpaque()) }, "HEIF")
+        try check(withExtendedLifetime(sink) { libheif.heif_context_write(context, &writer, Unmanaged.passUnretained(sink).toOpaque()) }, "HEIF")
         return sink.bytes
     }
 
     /// Reads the primary image's size without decoding.
     public static func size(_ data: [UInt8]) throws(MediaError) -> (width: Int, height: Int) {
         try withPrimaryImage(data) { handle throws(MediaError) in
-            (Int(heif_image_handle_get_width(handle)), Int(heif_image_handle_get_height(handle)))
+            (Int(libheif.heif_image_handle_get_width(handle)), Int(libheif.heif_image_handle_get_height(handle)))
         }
     }
 
@@ -113,27 +119,27 @@ public enum HEIFCodec {
                               preferThumbnailOf longestSide: Int? = nil) throws(MediaError) -> PixelBuffer {
         guard format == .bgra || format == .rgba else { throw .unsupported("decoding HEIF to \(format); decode to BGRA and convert") }
         return try withPrimaryImage(data) { primary throws(MediaError) in
-            let width = Int(heif_image_handle_get_width(primary)), height = Int(heif_image_handle_get_height(primary))
+            let width = Int(libheif.heif_image_handle_get_width(primary)), height = Int(libheif.heif_image_handle_get_height(primary))
             try DecodingLimits.check(width: width, height: height, maximumPixels: maximumPixels)
             var chosen = primary
             var thumbnail: OpaquePointer?
-            defer { if let thumbnail { heif_image_handle_release(thumbnail) } }
-            if let longestSide, heif_image_handle_get_number_of_thumbnails(primary) > 0 {
+            defer { if let thumbnail { libheif.heif_image_handle_release(thumbnail) } }
+            if let longestSide, libheif.heif_image_handle_get_number_of_thumbnails(primary) > 0 {
                 var id: heif_item_id = 0
-                if heif_image_handle_get_list_of_thumbnail_IDs(primary, &id, 1) == 1,
-                   heif_image_handle_get_thumbnail(primary, id, &thumbnail).code == heif_error_Ok, let thumbnail,
-                   max(heif_image_handle_get_width(thumbnail), heif_image_handle_get_height(thumbnail)) >= longestSide {
+                if libheif.heif_image_handle_get_list_of_thumbnail_IDs(primary, &id, 1) == 1,
+                   libheif.heif_image_handle_get_thumbnail(primary, id, &thumbnail).code == heif_error_Ok, let thumbnail,
+                   max(libheif.heif_image_handle_get_width(thumbnail), libheif.heif_image_handle_get_height(thumbnail)) >= longestSide {
                     chosen = thumbnail
                 }
             }
             var image: OpaquePointer?
-            try check(heif_decode_image(chosen, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, nil), "HEIF", corrupt: true)
-            defer { heif_image_release(image) }
+            try check(libheif.heif_decode_image(chosen, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGBA, nil), "HEIF", corrupt: true)
+            defer { libheif.heif_image_release(image) }
             var stride: Int32 = 0
-            guard let pixels = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride) else {
+            guard let pixels = libheif.heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride) else {
                 throw .corruptData(format: "HEIF", reason: "the decoded image has no pixels")
             }
-            let w = Int(heif_image_get_width(image, heif_channel_interleaved)), h = Int(heif_image_get_height(image, heif_channel_interleaved))
+            let w = Int(libheif.heif_image_get_width(image, heif_channel_interleaved)), h = Int(libheif.heif_image_get_height(image, heif_channel_interleaved))
             let output = try PixelBuffer(format: format, width: w, height: h, rowAlignment: 16)
             if format == .bgra {
                 ABGRToARGB(pixels, stride, output.baseAddress(ofPlane: 0), output.bytesPerRow(ofPlane: 0), Int32(w), Int32(h))
@@ -154,11 +160,11 @@ public enum HEIFCodec {
     static func exifTIFFBlock(_ data: [UInt8]) throws(MediaError) -> [UInt8]? {
         try withPrimaryImage(data) { handle throws(MediaError) -> [UInt8]? in
             var id: heif_item_id = 0
-            guard heif_image_handle_get_list_of_metadata_block_IDs(handle, "Exif", &id, 1) == 1 else { return nil }
-            let size = heif_image_handle_get_metadata_size(handle, id)
+            guard libheif.heif_image_handle_get_list_of_metadata_block_IDs(handle, "Exif", &id, 1) == 1 else { return nil }
+            let size = libheif.heif_image_handle_get_metadata_size(handle, id)
             guard size > 4, size < 1 << 24 else { return nil }
             var block = [UInt8](repeating: 0, count: size)
-            try check(block.withUnsafeMutableBytes { heif_image_handle_get_metadata(handle, id, $0.baseAddress) }, "HEIF", corrupt: true)
+            try check(block.withUnsafeMutableBytes { libheif.heif_image_handle_get_metadata(handle, id, $0.baseAddress) }, "HEIF", corrupt: true)
             // The block starts with a 4-byte big-endian offset to the TIFF header.
             let offset = Int(block[0]) << 24 | Int(block[1]) << 16 | Int(block[2]) << 8 | Int(block[3])
             guard 4 + offset < block.count else { throw .corruptData(format: "HEIF", reason: "the EXIF block's offset points past its end") }
@@ -169,19 +175,20 @@ public enum HEIFCodec {
     /// Opens `data` and lends its primary image handle to `body`.
     private static func withPrimaryImage<R>(_ data: [UInt8], _ body: (OpaquePointer) throws(MediaError) -> R) throws(MediaError) -> R {
         guard data.count >= 12 else { throw .corruptData(format: "HEIF", reason: "only \(data.count) bytes") }
-        let kind = data.withUnsafeBufferPointer { heif_check_filetype($0.baseAddress, Int32(min($0.count, 64))) }
+        try HEIFLibrary.require()
+        let kind = data.withUnsafeBufferPointer { libheif.heif_check_filetype($0.baseAddress, Int32(min($0.count, 64))) }
         guard kind == heif_filetype_yes_supported || kind == heif_filetype_maybe else {
             throw .corruptData(format: "HEIF", reason: "no HEIF file-type box")
         }
-        guard let context = heif_context_alloc() else { throw .corruptData(format: "HEIF", reason: "out of memory") }
-        defer { heif_context_free(context) }
-        heif_context_set_maximum_image_size_limit(context, Int32(DecodingLimits.maximumSide))
+        guard let context = libheif.heif_context_alloc() else { throw .corruptData(format: "HEIF", reason: "out of memory") }
+        defer { libheif.heif_context_free(context) }
+        libheif.heif_context_set_maximum_image_size_limit(context, Int32(DecodingLimits.maximumSide))
         return try data.withBytes { bytes throws(MediaError) -> R in
-            try check(heif_context_read_from_memory_without_copy(context, bytes.baseAddress, bytes.count, nil), "HEIF", corrupt: true)
+            try check(libheif.heif_context_read_from_memory_without_copy(context, bytes.baseAddress, bytes.count, nil), "HEIF", corrupt: true)
             var handle: OpaquePointer?
-            try check(heif_context_get_primary_image_handle(context, &handle), "HEIF", corrupt: true)
+            try check(libheif.heif_context_get_primary_image_handle(context, &handle), "HEIF", corrupt: true)
             guard let handle else { throw .corruptData(format: "HEIF", reason: "no primary image") }
-            defer { heif_image_handle_release(handle) }
+            defer { libheif.heif_image_handle_release(handle) }
             return try body(handle)
         }
     }

@@ -1,4 +1,4 @@
-import CAV
+internal import CMediaLoader
 import Glibc
 
 /// FFmpeg's log while Media works with it, without touching the process's log settings.
@@ -8,7 +8,7 @@ import Glibc
 /// an app with a player) must keep its own. So one callback is installed, once: what FFmpeg
 /// logs on a thread while Media's movie code runs there (between `enter()` and `leave()`) is
 /// not printed, and its last error line is kept for Media's error messages; everything else
-/// goes to FFmpeg's default logger, at whatever level the process chose (`av_log_get_level()` is
+/// goes to FFmpeg's default logger, at whatever level the process chose (`ffmpeg.av_log_get_level()` is
 /// never changed). Messages that FFmpeg's own worker threads log for Media's contexts are
 /// not on a Media thread and follow the process's level. A program that installs a callback of
 /// its own after Media's takes the whole log over; Media's errors then lack FFmpeg's line.
@@ -34,11 +34,11 @@ enum FFmpegLog {
     /// which a spelled-out Swift function type cannot name.)
     private static let installed: Void = {
         _ = key
-        av_log_set_callback { context, level, format, arguments in
+        ffmpeg.av_log_set_callback { context, level, format, arguments in
             guard let arguments else { return }
             guard let pointer = pthread_getspecific(FFmpegLog.key),
                   case let scope = Unmanaged<Scope>.fromOpaque(pointer).takeUnretainedValue(), scope.depth > 0 else {
-                av_log_default_callback(context, level, format, arguments)
+                ffmpeg.av_log_default_callback(context, level, format, arguments)
                 return
             }
             guard level <= AV_LOG_ERROR, let format else { return }

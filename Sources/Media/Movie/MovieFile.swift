@@ -1,4 +1,4 @@
-import CAV
+internal import CMediaLoader
 import Glibc
 
 /// What a movie file holds, read from its container (libavformat) without decoding it all.
@@ -43,6 +43,7 @@ public final class MovieFile {
 
     /// Opens and checks the movie at `path` (reads its headers and stream parameters).
     public init(path: String) throws(MediaError) {
+        try FFmpegLibrary.require()
         FFmpegLog.enter()
         defer { FFmpegLog.leave() }
         self.path = path
@@ -55,13 +56,13 @@ public final class MovieFile {
             throw .corruptData(format: "movie", reason: "it is not an MP4, MOV, WebM or MKV file")
         }
         var opened: UnsafeMutablePointer<AVFormatContext>?
-        let status = avformat_open_input(&opened, path, nil, nil)
+        let status = ffmpeg.avformat_open_input(&opened, path, nil, nil)
         guard status >= 0, let context = opened else { throw .corruptData(format: "movie", reason: MovieFile.message(status)) }
         do {
             (info, videoStream) = try MovieFile.probe(context, kind: kind)
         } catch {
             // A failing init never runs deinit: close here, or every refused file leaks a descriptor.
-            avformat_close_input(&opened)
+            ffmpeg.avformat_close_input(&opened)
             throw error
         }
         self.context = context
@@ -69,21 +70,21 @@ public final class MovieFile {
 
     /// Reads the container's streams and checks there is a decodable-looking video stream.
     private static func probe(_ context: UnsafeMutablePointer<AVFormatContext>, kind: MovieKind) throws(MediaError) -> (MovieInfo, Int32) {
-        let status = avformat_find_stream_info(context, nil)
+        let status = ffmpeg.avformat_find_stream_info(context, nil)
         guard status >= 0 else { throw .corruptData(format: "movie", reason: MovieFile.message(status)) }
         let formatName = String(cString: context.pointee.iformat.pointee.name)
         guard formatName.hasPrefix("mov,mp4") || formatName.hasPrefix("matroska") else {
             throw .corruptData(format: "movie", reason: "the container is \(formatName), not MP4, MOV, WebM or MKV")
         }
-        let video = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
+        let video = ffmpeg.av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, nil, 0)
         guard video >= 0, let stream = context.pointee.streams[Int(video)], let parameters = stream.pointee.codecpar else {
             throw .corruptData(format: "movie", reason: "it has no video stream")
         }
         let width = Int(parameters.pointee.width), height = Int(parameters.pointee.height)
         guard width > 0, height > 0 else { throw .corruptData(format: "movie", reason: "the video stream has no size") }
         try DecodingLimits.check(width: width, height: height)
-        let audio = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
-        let audioCodec = audio >= 0 ? context.pointee.streams[Int(audio)].map { String(cString: avcodec_get_name($0.pointee.codecpar.pointee.codec_id)) } : nil
+        let audio = ffmpeg.av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        let audioCodec = audio >= 0 ? context.pointee.streams[Int(audio)].map { ffmpeg.avcodec_get_name($0.pointee.codecpar.pointee.codec_id).map { String(cString: $0) } ?? "unknown" } : nil
         var duration = context.pointee.duration != Int64.min ? Double(context.pointee.duration) / Double(AV_TIME_BASE) : 0
         if duration <= 0, stream.pointee.duration != Int64.min {
             duration = Double(stream.pointee.duration) * av_q2d(stream.pointee.time_base)
@@ -91,8 +92,8 @@ public final class MovieFile {
         let rate = stream.pointee.avg_frame_rate
         var rotation = Rotation.none
         var sideSize = 0
-        if let matrix = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &sideSize), sideSize >= 36 {
-            let counterClockwise = av_display_rotation_get(UnsafeRawPointer(matrix).assumingMemoryBound(to: Int32.self))
+        if let matrix = ffmpeg.av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &sideSize), sideSize >= 36 {
+            let counterClockwise = ffmpeg.av_display_rotation_get(UnsafeRawPointer(matrix).assumingMemoryBound(to: Int32.self))
             if counterClockwise.isFinite {
                 let clockwise = ((-Int(counterClockwise.rounded()) % 360) + 360) % 360
                 rotation = (try? Rotation(degrees: (clockwise + 45) / 90 * 90 % 360)) ?? .none
@@ -101,7 +102,7 @@ public final class MovieFile {
         let info = MovieInfo(
             kind: formatName.hasPrefix("matroska") ? (kind == .webm ? .webm : .matroska) : kind,
             width: width, height: height, duration: max(0, duration),
-            videoCodec: String(cString: avcodec_get_name(parameters.pointee.codec_id)), audioCodec: audioCodec,
+            videoCodec: ffmpeg.avcodec_get_name(parameters.pointee.codec_id).map { String(cString: $0) } ?? "unknown", audioCodec: audioCodec,
             frameRate: rate.den > 0 && rate.num > 0 ? av_q2d(rate) : nil,
             frameCount: stream.pointee.nb_frames > 0 ? Int(stream.pointee.nb_frames) : nil,
             creationDate: MovieFile.creationTime(context.pointee.metadata) ?? MovieFile.creationTime(stream.pointee.metadata),
@@ -112,7 +113,7 @@ public final class MovieFile {
 
     deinit {
         FFmpegLog.enter()
-        avformat_close_input(&context)
+        ffmpeg.avformat_close_input(&context)
         FFmpegLog.leave()
     }
 
@@ -122,39 +123,39 @@ public final class MovieFile {
         FFmpegLog.enter()
         defer { FFmpegLog.leave() }
         guard let context, let stream = context.pointee.streams[Int(videoStream)] else { throw .corruptData(format: "movie", reason: "closed") }
-        guard let decoder = avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id) else {
+        guard let decoder = ffmpeg.avcodec_find_decoder(stream.pointee.codecpar.pointee.codec_id) else {
             throw .unsupported("decoding \(info.videoCodec) video (no decoder in this FFmpeg)")
         }
-        var codec = avcodec_alloc_context3(decoder)
-        defer { avcodec_free_context(&codec) }
-        guard let codec, avcodec_parameters_to_context(codec, stream.pointee.codecpar) >= 0 else {
+        var codec = ffmpeg.avcodec_alloc_context3(decoder)
+        defer { ffmpeg.avcodec_free_context(&codec) }
+        guard let codec, ffmpeg.avcodec_parameters_to_context(codec, stream.pointee.codecpar) >= 0 else {
             throw .corruptData(format: "movie", reason: "the video stream's parameters are invalid")
         }
         codec.pointee.thread_count = 1
-        var status = avcodec_open2(codec, decoder, nil)
+        var status = ffmpeg.avcodec_open2(codec, decoder, nil)
         guard status >= 0 else { throw .corruptData(format: "movie", reason: MovieFile.message(status)) }
-        var packet = av_packet_alloc()
-        var frame = av_frame_alloc()
-        defer { av_packet_free(&packet); av_frame_free(&frame) }
+        var packet = ffmpeg.av_packet_alloc()
+        var frame = ffmpeg.av_frame_alloc()
+        defer { ffmpeg.av_packet_free(&packet); ffmpeg.av_frame_free(&frame) }
         guard let packet, let frame else { throw .encoderFailed(format: "movie", reason: "out of memory") }
         var decoded = false, flushed = false, packets = 0
         while !decoded {
-            status = avcodec_receive_frame(codec, frame)
+            status = ffmpeg.avcodec_receive_frame(codec, frame)
             if status >= 0 { decoded = true; break }
             guard status == pinhole_averror_eagain(), !flushed else { break }
             // Feed the decoder: packets of the video stream until one frame comes out (a few at
             // most; B-frame reordering may hold back the first), then a flush at the end of file.
-            status = av_read_frame(context, packet)
+            status = ffmpeg.av_read_frame(context, packet)
             if status < 0 {
                 flushed = true
-                avcodec_send_packet(codec, nil)
+                _ = ffmpeg.avcodec_send_packet(codec, nil)
                 continue
             }
-            defer { av_packet_unref(packet) }
+            defer { ffmpeg.av_packet_unref(packet) }
             guard packet.pointee.stream_index == videoStream else { continue }
             packets += 1
             guard packets <= 600 else { break }
-            status = avcodec_send_packet(codec, packet)
+            status = ffmpeg.avcodec_send_packet(codec, packet)
             guard status >= 0 || status == pinhole_averror_eagain() else {
                 throw .corruptData(format: "movie", reason: "the first frame does not decode (\(MovieFile.message(status)))")
             }
@@ -164,18 +165,18 @@ public final class MovieFile {
         }
         let size = PixelTransform.fitting(width: Int(frame.pointee.width), height: Int(frame.pointee.height), longestSide: longestSide)
         let image = try PixelBuffer(format: .bgra, width: size.width, height: size.height)
-        guard let scaler = sws_getContext(frame.pointee.width, frame.pointee.height, AVPixelFormat(frame.pointee.format),
+        guard let scaler = ffmpeg.sws_getContext(frame.pointee.width, frame.pointee.height, AVPixelFormat(frame.pointee.format),
                                           Int32(size.width), Int32(size.height), AV_PIX_FMT_BGRA, SWS_AREA, nil, nil, nil) else {
             throw .unsupported("converting this movie's pixel format")
         }
-        defer { sws_freeContext(scaler) }
+        defer { ffmpeg.sws_freeContext(scaler) }
         var destination: [UnsafeMutablePointer<UInt8>?] = [image.baseAddress(ofPlane: 0), nil, nil, nil]
         var strides: [Int32] = [image.bytesPerRow(ofPlane: 0), 0, 0, 0]
         let rows = withUnsafePointer(to: &frame.pointee.data) { data in
             withUnsafePointer(to: &frame.pointee.linesize) { lines in
                 data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { planes in
                     lines.withMemoryRebound(to: Int32.self, capacity: 8) { sizes in
-                        sws_scale(scaler, planes, sizes, 0, frame.pointee.height, &destination, &strides)
+                        ffmpeg.sws_scale(scaler, planes, sizes, 0, frame.pointee.height, &destination, &strides)
                     }
                 }
             }
@@ -191,7 +192,7 @@ public final class MovieFile {
 
     /// The container's creation_time ("2026-11-29T14:03:22.000000Z") as seconds since 1970.
     private static func creationTime(_ metadata: OpaquePointer?) -> Double? {
-        guard let entry = av_dict_get(metadata, "creation_time", nil, 0), let value = entry.pointee.value else { return nil }
+        guard let entry = ffmpeg.av_dict_get(metadata, "creation_time", nil, 0), let value = entry.pointee.value else { return nil }
         let text = String(cString: value)
         let digits = text.split(whereSeparator: { !$0.isNumber }).compactMap { Int32($0) }
         guard digits.count >= 6, digits[0] > 1970 else { return nil }
@@ -208,7 +209,7 @@ public final class MovieFile {
     /// The ISO 6709 location ("+48.8577+002.2950+035.000/") of a `location` tag (MP4's ©xyz,
     /// QuickTime's com.apple.quicktime.location.ISO6709).
     private static func location(_ metadata: OpaquePointer?) -> ExifLocation? {
-        let entry = av_dict_get(metadata, "location", nil, 0) ?? av_dict_get(metadata, "com.apple.quicktime.location.ISO6709", nil, 0)
+        let entry = ffmpeg.av_dict_get(metadata, "location", nil, 0) ?? ffmpeg.av_dict_get(metadata, "com.apple.quicktime.location.ISO6709", nil, 0)
         guard let value = entry?.pointee.value else { return nil }
         return parseISO6709(String(cString: value))
     }
@@ -236,7 +237,7 @@ public final class MovieFile {
     /// Media worked (the code alone often says only "Invalid data found when processing input").
     static func message(_ status: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 128)
-        av_strerror(status, &buffer, buffer.count)
+        _ = ffmpeg.av_strerror(status, &buffer, buffer.count)
         let text = buffer.nulTerminatedString
         guard let line = FFmpegLog.lastError, line != text else { return text }
         return "\(text): \(line)"

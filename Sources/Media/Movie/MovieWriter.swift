@@ -1,4 +1,4 @@
-import CAV
+internal import CMediaLoader
 import Glibc
 
 /// Encodes I420 frames and 16-bit sound into a movie file with FFmpeg (libx264 + AAC in MP4, or
@@ -25,28 +25,30 @@ public final class MovieWriter {
     public private(set) var duration: Double = 0
 
     private let sink: FileSink
-    private var format: UnsafeMutablePointer<AVFormatContext>?
+    /// A duplicate of the file's descriptor that keeps the recorder's flock until the file is final.
+    private var lock: Int32 = -1
+    var format: UnsafeMutablePointer<AVFormatContext>?
     private var io: UnsafeMutablePointer<AVIOContext>?
     private var video: UnsafeMutablePointer<AVCodecContext>?
-    private var audio: UnsafeMutablePointer<AVCodecContext>?
+    var audio: UnsafeMutablePointer<AVCodecContext>?
     private let videoStream: UnsafeMutablePointer<AVStream>
-    private var audioStream: UnsafeMutablePointer<AVStream>?
+    var audioStream: UnsafeMutablePointer<AVStream>?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var heldVideo: UnsafeMutablePointer<AVPacket>?
     private var videoFrame: UnsafeMutablePointer<AVFrame>?
-    private var audioFrame: UnsafeMutablePointer<AVFrame>?
-    private var origin: Int64?
+    var audioFrame: UnsafeMutablePointer<AVFrame>?
+    var origin: Int64?
     private var lastVideoPTS: Int64 = -1
     /// The file's size after the last complete fragment (synced to disk).
     private var completeSize: Int64 = 0
-    private var pendingAudio: [Int16]
-    private var pendingCount = 0
-    private var nextAudioPTS: Int64 = 0
-    private var audioAnchored = false
-    private var samplesToSkip = 0
-    private var finished = false
+    var pendingAudio: [Int16]
+    var pendingCount = 0
+    var nextAudioPTS: Int64 = 0
+    var audioAnchored = false
+    var samplesToSkip = 0
+    var finished = false
     /// Sound samples (per channel) cut or inserted to keep sound on the video's clock.
-    public private(set) var audioCorrections = 0
+    public internal(set) var audioCorrections = 0
 
     /// The video time base: 90 kHz, as MPEG uses.
     private static let videoTimeBase = AVRational(num: 1, den: 90_000)
@@ -54,6 +56,7 @@ public final class MovieWriter {
     /// Creates the file at `path` (it must not exist: the caller picks a free name) and opens the
     /// encoders; `range` is the range of the YUV frames to come (cameras: video; MJPEG: full).
     public init(path: String, settings: MovieSettings, range: YUVRange = .video, creationDate: Double? = nil) throws(MediaError) {
+        try FFmpegLibrary.require()
         FFmpegLog.enter()
         defer { FFmpegLog.leave() }
         guard settings.width > 0, settings.height > 0, settings.width % 2 == 0, settings.height % 2 == 0 else {
@@ -63,6 +66,13 @@ public final class MovieWriter {
         self.settings = settings
         let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw AtomicFile.failure(path, errno) }
+        // The recorder's lock (see `MovieRecovery`), taken before the first byte is written and
+        // held on a duplicate until the file is final, so that closing the writing descriptor
+        // before the remux does not let it go. Another process may hold it for a moment while it
+        // looks at the still empty file.
+        while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+        let lockDescriptor = fcntl(fd, F_DUPFD_CLOEXEC, 0)  // not dup(): a child spawned meanwhile must not inherit the lock
+        lock = lockDescriptor
         // The new name must survive a power cut too, not only the data synced into it later.
         let folder = open(path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folder >= 0 {
@@ -72,9 +82,10 @@ public final class MovieWriter {
         sink = FileSink(fd: fd)
         pendingAudio = [Int16](repeating: 0, count: 2 * 2048 * max(1, settings.audio?.channels ?? 1))
         var context: UnsafeMutablePointer<AVFormatContext>?
-        guard avformat_alloc_output_context2(&context, nil, settings.format == .mp4 ? "mp4" : "webm", nil) >= 0, let context,
-              let stream = avformat_new_stream(context, nil) else {
+        guard ffmpeg.avformat_alloc_output_context2(&context, nil, settings.format == .mp4 ? "mp4" : "webm", nil) >= 0, let context,
+              let stream = ffmpeg.avformat_new_stream(context, nil) else {
             close(fd)
+            if lockDescriptor >= 0 { close(lockDescriptor) }
             unlink(path)
             throw .encoderFailed(format: "movie", reason: "FFmpeg cannot write \(settings.format.fileExtension)")
         }
@@ -84,18 +95,18 @@ public final class MovieWriter {
             try openIO()
             try openVideo(range: range)
             if let sound = settings.audio { try openAudio(sampleRate: sound.sampleRate, channels: sound.channels) }
-            if let creationDate { av_dict_set(&context.pointee.metadata, "creation_time", MovieWriter.iso8601(creationDate), 0) }
+            if let creationDate { _ = ffmpeg.av_dict_set(&context.pointee.metadata, "creation_time", MovieWriter.iso8601(creationDate), 0) }
             var options: OpaquePointer?
-            defer { av_dict_free(&options) }
+            defer { ffmpeg.av_dict_free(&options) }
             if settings.format == .mp4 {
-                av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
+                _ = ffmpeg.av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
             } else {
-                av_dict_set(&options, "cluster_time_limit", String(Int(settings.fragmentInterval * 1000)), 0)
+                _ = ffmpeg.av_dict_set(&options, "cluster_time_limit", String(Int(settings.fragmentInterval * 1000)), 0)
             }
             // Interleaving waits for every stream; a late microphone must not hold video back for long.
             context.pointee.max_interleave_delta = 500_000
-            try check(avformat_write_header(context, &options), "writing the header")
-            guard let made = av_packet_alloc(), let held = av_packet_alloc(), let frame = av_frame_alloc() else {
+            try check(ffmpeg.avformat_write_header(context, &options), "writing the header")
+            guard let made = ffmpeg.av_packet_alloc(), let held = ffmpeg.av_packet_alloc(), let frame = ffmpeg.av_frame_alloc() else {
                 throw MediaError.encoderFailed(format: "movie", reason: "out of memory")
             }
             packet = made
@@ -142,106 +153,45 @@ public final class MovieWriter {
         // The frame's memory is lent to FFmpeg with a reference on the buffer, released when the
         // encoder lets go: no copy into FFmpeg-owned memory, and the pool sees the buffer busy.
         let owner = Unmanaged.passRetained(buffer).toOpaque()
-        frame.pointee.buf.0 = av_buffer_create(buffer.baseAddress.assumingMemoryBound(to: UInt8.self), buffer.capacity,
+        frame.pointee.buf.0 = ffmpeg.av_buffer_create(buffer.baseAddress.assumingMemoryBound(to: UInt8.self), buffer.capacity,
                                                { opaque, _ in opaque.map { Unmanaged<PixelBuffer>.fromOpaque($0).release() } },
                                                owner, Int32(AV_BUFFER_FLAG_READONLY))
         guard frame.pointee.buf.0 != nil else {
             Unmanaged<PixelBuffer>.fromOpaque(owner).release()
             throw .encoderFailed(format: "movie", reason: "out of memory")
         }
-        let status = avcodec_send_frame(video, frame)
-        av_frame_unref(frame)
+        let status = ffmpeg.avcodec_send_frame(video, frame)
+        ffmpeg.av_frame_unref(frame)
         try check(status, "encoding video")
         try drain(video, stream: videoStream)
         videoFrameCount += 1
         duration = Double(timestampNanoseconds - origin) / 1e9
     }
 
-    /// Adds interleaved signed 16-bit sound (`settings.audio`'s channel count) captured at
-    /// `timestampNanoseconds`. Sound is kept on the video's clock: whenever the samples and their
-    /// timestamps disagree by more than 10 ms (a sound card's clock drifting from the system's,
-    /// lost buffers), silence is inserted or samples are skipped, so MP4's gapless audio track
-    /// (which has no timestamps of its own) stays in step with the picture.
-    public func appendAudio(_ samples: UnsafeBufferPointer<Int16>, timestampNanoseconds: Int64) throws(MediaError) {
-        FFmpegLog.enter()
-        defer { FFmpegLog.leave() }
-        guard !finished, audio != nil, let sound = settings.audio, let origin else { return }  // no video yet: nothing to align to
-        let channels = sound.channels, rate = Int64(sound.sampleRate)
-        // Where these samples belong on the movie's timeline, and where the track has got to.
-        let actual = (timestampNanoseconds - origin) * rate / 1_000_000_000
-        // Samples still to be skipped count as already placed.
-        let expected = nextAudioPTS + Int64(pendingCount) - Int64(samplesToSkip)
-        let drift = actual - expected
-        if !audioAnchored || abs(drift) > rate / 100 {
-            if audioAnchored { audioCorrections += Int(abs(drift)) }
-            audioAnchored = true
-            if drift > 0 {
-                let cancelled = min(samplesToSkip, Int(drift))
-                samplesToSkip -= cancelled
-                try appendSilence(Int(drift) - cancelled)
-            } else {
-                samplesToSkip += Int(-drift)
-            }
-        }
-        var offset = 0
-        if samplesToSkip > 0 {
-            let skipped = min(samplesToSkip, samples.count / channels)
-            samplesToSkip -= skipped
-            offset = skipped * channels
-        }
-        try appendSamples(UnsafeBufferPointer(rebasing: samples[offset...]), channels: channels)
-    }
-
-    /// Puts samples into the pending frame, encoding each frame as it fills.
-    private func appendSamples(_ input: UnsafeBufferPointer<Int16>, channels: Int) throws(MediaError) {
-        guard let audio else { return }
-        let frameSize = Int(audio.pointee.frame_size > 0 ? audio.pointee.frame_size : 1024)
-        var offset = 0
-        while offset < input.count {
-            let take = min(frameSize * channels - pendingCount * channels, input.count - offset)
-            pendingAudio.withUnsafeMutableBufferPointer { pending in
-                for index in 0..<take { pending[pendingCount * channels + index] = input[offset + index] }
-            }
-            pendingCount += take / channels
-            offset += take
-            if pendingCount == frameSize { try flushAudio(partial: false) }
-        }
-    }
-
-    /// Adds `count` samples of silence per channel.
-    private func appendSilence(_ count: Int) throws(MediaError) {
-        guard let sound = settings.audio else { return }
-        let zeros = [Int16](repeating: 0, count: min(count, 4800) * sound.channels)
-        var left = count
-        while left > 0 {
-            let piece = min(left, 4800)
-            try zeros.withUnsafeBufferPointer { pointer throws(MediaError) in
-                try appendSamples(UnsafeBufferPointer(rebasing: pointer.prefix(piece * sound.channels)), channels: sound.channels)
-            }
-            left -= piece
-        }
-    }
-
     /// Flushes the encoders, writes the end of the file, makes an MP4 a regular one, and syncs it
-    /// to disk. The writer cannot be used afterwards.
-    public func finish() throws(MediaError) {
+    /// to disk. The writer cannot be used afterwards. Returns why an MP4 stayed fragmented (the
+    /// remux needs room for a second copy): the file is complete and plays, but some players
+    /// (GStreamer's) seek only in its first fragment; `MovieRecovery` finishes it later, as the
+    /// photo library does when next opened. Nil when the file is final as intended.
+    @discardableResult
+    public func finish() throws(MediaError) -> MediaError? {
         FFmpegLog.enter()
         defer { FFmpegLog.leave() }
-        guard !finished, let format else { return }
+        guard !finished, let format else { return nil }
         finished = true
         defer { release() }
         do throws(MediaError) {
             if audio != nil { try flushAudio(partial: true) }
             if let video {
-                try check(avcodec_send_frame(video, nil), "finishing the video")
+                try check(ffmpeg.avcodec_send_frame(video, nil), "finishing the video")
                 try drain(video, stream: videoStream)
                 try writeHeldVideo(before: nil)
             }
             if let audio, let audioStream {
-                try check(avcodec_send_frame(audio, nil), "finishing the sound")
+                try check(ffmpeg.avcodec_send_frame(audio, nil), "finishing the sound")
                 try drain(audio, stream: audioStream)
             }
-            try check(av_write_trailer(format), "finishing the file")
+            try check(ffmpeg.av_write_trailer(format), "finishing the file")
             try sync()
         } catch {
             cutBack()
@@ -250,13 +200,10 @@ public final class MovieWriter {
         closeIO()
         // A regular MP4 needs room for a second copy; without it the fragmented file stays, which
         // is complete and plays everywhere, only without an index at the front.
-        if settings.format == .mp4, videoFrameCount > 0 {
-            do { try MovieRemuxer.makeRegularMP4(path) } catch { isRegularMP4 = false }
-        }
+        guard settings.format == .mp4, videoFrameCount > 0 else { return nil }
+        do { try MovieRemuxer.makeRegularMP4(path) } catch { return error }
+        return nil
     }
-
-    /// Whether a finished MP4 was rewritten as a regular one (false when there was no room).
-    public private(set) var isRegularMP4 = true
 
     /// Cuts the file back to its last complete fragment and stops every further write (FFmpeg's
     /// buffer would otherwise land past the cut when the I/O context closes).
@@ -281,15 +228,15 @@ public final class MovieWriter {
     // MARK: - Setting up
 
     private func openIO() throws(MediaError) {
-        guard let format, let buffer = av_malloc(1 << 16) else { throw .encoderFailed(format: "movie", reason: "out of memory") }
+        guard let format, let buffer = ffmpeg.av_malloc(1 << 16) else { throw .encoderFailed(format: "movie", reason: "out of memory") }
         let opaque = Unmanaged.passUnretained(sink).toOpaque()
-        io = avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), 1 << 16, 1, opaque, nil, { opaque, data, size in
+        io = ffmpeg.avio_alloc_context(buffer.assumingMemoryBound(to: UInt8.self), 1 << 16, 1, opaque, nil, { opaque, data, size in
             Unmanaged<FileSink>.fromOpaque(opaque!).takeUnretainedValue().write(data, Int(size))
         }, { opaque, offset, whence in
             Unmanaged<FileSink>.fromOpaque(opaque!).takeUnretainedValue().seek(offset, whence)
         })
         guard io != nil else {
-            av_free(buffer)
+            ffmpeg.av_free(buffer)
             throw .encoderFailed(format: "movie", reason: "out of memory")
         }
         format.pointee.pb = io
@@ -302,7 +249,7 @@ public final class MovieWriter {
         case .webm: "libvpx-vp9"
         case .webmVP8: "libvpx"
         }
-        guard let codec = avcodec_find_encoder_by_name(name), let context = avcodec_alloc_context3(codec) else {
+        guard let codec = ffmpeg.avcodec_find_encoder_by_name(name), let context = ffmpeg.avcodec_alloc_context3(codec) else {
             throw .encoderFailed(format: "movie", reason: "this FFmpeg has no \(name) encoder (install libavcodec59 from Debian)")
         }
         video = context
@@ -321,103 +268,47 @@ public final class MovieWriter {
         context.pointee.max_b_frames = 0
         switch settings.quality {
         case let .constantRateFactor(value):
-            av_opt_set(context.pointee.priv_data, "crf", String(value), 0)
+            _ = ffmpeg.av_opt_set(context.pointee.priv_data, "crf", String(value), 0)
             if settings.format != .mp4 { context.pointee.bit_rate = 0 }
         case let .bitRate(value):
             context.pointee.bit_rate = Int64(value)
         }
         if settings.format == .mp4 {
-            av_opt_set(context.pointee.priv_data, "preset", settings.preset, 0)
+            _ = ffmpeg.av_opt_set(context.pointee.priv_data, "preset", settings.preset, 0)
             // Key frames only every fragment interval (no extra ones at scene cuts): each starts a
             // fragment and costs a sync, so their number stays fixed.
-            av_opt_set(context.pointee.priv_data, "x264-params", "scenecut=0", 0)
+            _ = ffmpeg.av_opt_set(context.pointee.priv_data, "x264-params", "scenecut=0", 0)
         } else {
-            av_opt_set(context.pointee.priv_data, "deadline", "realtime", 0)
-            av_opt_set(context.pointee.priv_data, "cpu-used", "8", 0)
-            if settings.format == .webm { av_opt_set(context.pointee.priv_data, "row-mt", "1", 0) }
+            _ = ffmpeg.av_opt_set(context.pointee.priv_data, "deadline", "realtime", 0)
+            _ = ffmpeg.av_opt_set(context.pointee.priv_data, "cpu-used", "8", 0)
+            if settings.format == .webm { _ = ffmpeg.av_opt_set(context.pointee.priv_data, "row-mt", "1", 0) }
         }
         if let format, format.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
             context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
         }
-        try check(avcodec_open2(context, codec, nil), "opening \(name)")
-        try check(avcodec_parameters_from_context(videoStream.pointee.codecpar, context), "describing the video")
+        try check(ffmpeg.avcodec_open2(context, codec, nil), "opening \(name)")
+        try check(ffmpeg.avcodec_parameters_from_context(videoStream.pointee.codecpar, context), "describing the video")
         videoStream.pointee.time_base = context.pointee.time_base
-        if settings.rotation != .none, let matrix = av_stream_new_side_data(videoStream, AV_PKT_DATA_DISPLAYMATRIX, 36) {
+        if settings.rotation != .none, let matrix = ffmpeg.av_stream_new_side_data(videoStream, AV_PKT_DATA_DISPLAYMATRIX, 36) {
             // av_display_rotation_get reads back the negated angle (its counter-clockwise
             // convention), which MovieFile negates again: players turn the picture clockwise by
             // `rotation` (checked against ffmpeg's autorotation in MovieFileTests).
-            av_display_rotation_set(UnsafeMutableRawPointer(matrix).assumingMemoryBound(to: Int32.self), Double(settings.rotation.rawValue))
-        }
-    }
-
-    private func openAudio(sampleRate: Int, channels: Int) throws(MediaError) {
-        let name = settings.format == .mp4 ? "aac" : "libopus"
-        guard let codec = avcodec_find_encoder_by_name(name), let context = avcodec_alloc_context3(codec), let format,
-              let stream = avformat_new_stream(format, nil) else {
-            throw .encoderFailed(format: "movie", reason: "this FFmpeg has no \(name) encoder")
-        }
-        audio = context
-        audioStream = stream
-        context.pointee.sample_rate = Int32(sampleRate)
-        av_channel_layout_default(&context.pointee.ch_layout, Int32(channels))
-        context.pointee.sample_fmt = settings.format == .mp4 ? AV_SAMPLE_FMT_FLTP : AV_SAMPLE_FMT_S16
-        context.pointee.bit_rate = Int64(64_000 * channels)
-        context.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
-        if format.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-        try check(avcodec_open2(context, codec, nil), "opening \(name)")
-        try check(avcodec_parameters_from_context(stream.pointee.codecpar, context), "describing the sound")
-        stream.pointee.time_base = context.pointee.time_base
-        guard let frame = av_frame_alloc() else { throw .encoderFailed(format: "movie", reason: "out of memory") }
-        audioFrame = frame
-        frame.pointee.format = context.pointee.sample_fmt.rawValue
-        frame.pointee.nb_samples = context.pointee.frame_size > 0 ? context.pointee.frame_size : 1024
-        frame.pointee.sample_rate = context.pointee.sample_rate
-        av_channel_layout_copy(&frame.pointee.ch_layout, &context.pointee.ch_layout)
-        try check(av_frame_get_buffer(frame, 0), "allocating sound frames")
-        if pendingAudio.count < Int(frame.pointee.nb_samples) * channels {
-            pendingAudio = [Int16](repeating: 0, count: Int(frame.pointee.nb_samples) * channels)
+            ffmpeg.av_display_rotation_set(UnsafeMutableRawPointer(matrix).assumingMemoryBound(to: Int32.self), Double(settings.rotation.rawValue))
         }
     }
 
     // MARK: - Writing
 
-    /// Encodes the pending sound samples (a full frame, or what there is when `partial`).
-    private func flushAudio(partial: Bool) throws(MediaError) {
-        guard let audio, let frame = audioFrame, let audioStream, let sound = settings.audio, pendingCount > 0 else { return }
-        let frameSize = Int(audio.pointee.frame_size > 0 ? audio.pointee.frame_size : 1024)
-        guard partial || pendingCount == frameSize else { return }
-        try check(av_frame_make_writable(frame), "preparing a sound frame")
-        let channels = sound.channels, count = pendingCount
-        frame.pointee.nb_samples = Int32(count)
-        frame.pointee.pts = nextAudioPTS
-        pendingAudio.withUnsafeBufferPointer { pending in
-            if audio.pointee.sample_fmt == AV_SAMPLE_FMT_FLTP {
-                for channel in 0..<channels {
-                    let plane = UnsafeMutableRawPointer(frame.pointee[data: channel]!).assumingMemoryBound(to: Float.self)
-                    for index in 0..<count { plane[index] = Float(pending[index * channels + channel]) / 32768 }
-                }
-            } else {
-                let plane = UnsafeMutableRawPointer(frame.pointee[data: 0]!).assumingMemoryBound(to: Int16.self)
-                plane.update(from: pending.baseAddress!, count: count * channels)
-            }
-        }
-        nextAudioPTS += Int64(count)
-        pendingCount = 0
-        try check(avcodec_send_frame(audio, frame), "encoding sound")
-        frame.pointee.nb_samples = Int32(frameSize)
-        try drain(audio, stream: audioStream)
-    }
-
     /// Moves every packet the encoder has ready into the file; once a video key frame is written
     /// (the muxer then writes out the fragment before it) the file is synced: one sync per
     /// fragment interval, as key frames come only that often.
-    private func drain(_ codec: UnsafeMutablePointer<AVCodecContext>, stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
+    func drain(_ codec: UnsafeMutablePointer<AVCodecContext>, stream: UnsafeMutablePointer<AVStream>) throws(MediaError) {
         guard let packet else { return }
         while true {
-            let status = avcodec_receive_packet(codec, packet)
+            let status = ffmpeg.avcodec_receive_packet(codec, packet)
             if status == pinhole_averror_eagain() || status == pinhole_averror_eof() { return }
             try check(status, "encoding")
-            av_packet_rescale_ts(packet, codec.pointee.time_base, stream.pointee.time_base)
+            ffmpeg.av_packet_rescale_ts(packet, codec.pointee.time_base, stream.pointee.time_base)
             packet.pointee.stream_index = stream.pointee.index
             if codec == video {
                 // A video packet's duration is the time to the next one (variable frame timing),
@@ -425,7 +316,7 @@ public final class MovieWriter {
                 let heldKeyframe = heldVideo.map { $0.pointee.flags & AV_PKT_FLAG_KEY != 0 && $0.pointee.size > 0 } ?? false
                 try writeHeldVideo(before: packet.pointee.dts)
                 guard let held = heldVideo else { return }
-                av_packet_move_ref(held, packet)
+                ffmpeg.av_packet_move_ref(held, packet)
                 // Writing a key frame made the muxer write out the fragment before it: the file
                 // now ends on a fragment's boundary.
                 if heldKeyframe { try sync() }
@@ -441,8 +332,8 @@ public final class MovieWriter {
     /// interleaved packets.
     private func mux(_ packet: UnsafeMutablePointer<AVPacket>) throws(MediaError) {
         guard let format else { return }
-        let status = settings.format == .mp4 ? av_write_frame(format, packet) : av_interleaved_write_frame(format, packet)
-        av_packet_unref(packet)
+        let status = settings.format == .mp4 ? ffmpeg.av_write_frame(format, packet) : ffmpeg.av_interleaved_write_frame(format, packet)
+        ffmpeg.av_packet_unref(packet)
         try check(status, "writing")
     }
 
@@ -450,7 +341,7 @@ public final class MovieWriter {
     /// nominal frame when there is no next packet.
     private func writeHeldVideo(before next: Int64?) throws(MediaError) {
         guard let held = heldVideo, held.pointee.size > 0 || held.pointee.data != nil else { return }
-        let nominal = av_rescale_q(1, AVRational(num: 1, den: Int32(settings.frameRate)), videoStream.pointee.time_base)
+        let nominal = ffmpeg.av_rescale_q(1, AVRational(num: 1, den: Int32(settings.frameRate)), videoStream.pointee.time_base)
         held.pointee.duration = next.map { max(1, $0 - held.pointee.dts) } ?? nominal
         try mux(held)
     }
@@ -459,13 +350,14 @@ public final class MovieWriter {
     /// starts a fragment (key frames come once per fragment interval), so the file then ends on a
     /// fragment's boundary: `abandon()` cuts back to the last such size.
     private func sync() throws(MediaError) {
-        if let io { avio_flush(io) }
+        if let io { ffmpeg.avio_flush(io) }
         if sink.error != 0 { throw AtomicFile.failure(path, sink.error) }
         guard fdatasync(sink.fd) == 0 else { throw AtomicFile.failure(path, errno) }
         completeSize = sink.written
     }
 
-    private func check(_ status: Int32, _ what: String) throws(MediaError) {
+    /// Throws for a negative FFmpeg status: the file's own error when a write failed, else `what` failed.
+    func check(_ status: Int32, _ what: String) throws(MediaError) {
         guard status < 0 else { return }
         if sink.error != 0 { throw AtomicFile.failure(path, sink.error) }
         throw .encoderFailed(format: "movie", reason: "\(what) failed: \(MovieFile.message(status))")
@@ -473,9 +365,9 @@ public final class MovieWriter {
 
     private func closeIO() {
         if io != nil {
-            avio_flush(io)
-            av_freep(&io!.pointee.buffer)
-            avio_context_free(&io)
+            ffmpeg.avio_flush(io)
+            ffmpeg.av_freep(&io!.pointee.buffer)
+            ffmpeg.avio_context_free(&io)
         }
         if sink.fd >= 0 {
             close(sink.fd)
@@ -484,16 +376,20 @@ public final class MovieWriter {
     }
 
     private func release() {
-        avcodec_free_context(&video)
-        avcodec_free_context(&audio)
-        av_packet_free(&packet)
-        av_packet_free(&heldVideo)
-        av_frame_free(&videoFrame)
-        av_frame_free(&audioFrame)
+        ffmpeg.avcodec_free_context(&video)
+        ffmpeg.avcodec_free_context(&audio)
+        ffmpeg.av_packet_free(&packet)
+        ffmpeg.av_packet_free(&heldVideo)
+        ffmpeg.av_frame_free(&videoFrame)
+        ffmpeg.av_frame_free(&audioFrame)
         if let format { format.pointee.pb = nil }
-        avformat_free_context(format)
+        ffmpeg.avformat_free_context(format)
         format = nil
         closeIO()
+        if lock >= 0 {
+            close(lock)
+            lock = -1
+        }
     }
 
     /// Tunes this process's allocator for recording: x264 frees and reallocates large frame
@@ -509,55 +405,5 @@ public final class MovieWriter {
         gmtime_r(&seconds, &parts)
         func pad(_ value: Int32, _ width: Int = 2) -> String { String(repeating: "0", count: max(0, width - String(value).count)) + String(value) }
         return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1))-\(pad(parts.tm_mday))T\(pad(parts.tm_hour)):\(pad(parts.tm_min)):\(pad(parts.tm_sec)).000000Z"
-    }
-}
-
-/// The file a movie is written to, behind FFmpeg's I/O callbacks: remembers the first error
-/// (ENOSPC…) so the writer can say what happened.
-final class FileSink {
-    var fd: Int32
-    var written: Int64 = 0
-    var error: Int32 = 0
-
-    init(fd: Int32) { self.fd = fd }
-
-    func write(_ data: UnsafeMutablePointer<UInt8>?, _ size: Int) -> Int32 {
-        guard let data, error == 0 else { return -(error == 0 ? EIO : error) }
-        var done = 0
-        while done < size {
-            let n = Glibc.write(fd, data + done, size - done)
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else {
-                error = n < 0 ? errno : ENOSPC
-                return -error
-            }
-            done += n
-        }
-        let end = Int64(lseek(fd, 0, SEEK_CUR))
-        if end > written { written = end }
-        return Int32(size)
-    }
-
-    func seek(_ offset: Int64, _ whence: Int32) -> Int64 {
-        if whence & AVSEEK_SIZE != 0 {
-            var info = stat()
-            return fstat(fd, &info) == 0 ? Int64(info.st_size) : -1
-        }
-        let result = Int64(lseek(fd, off_t(offset), whence & ~AVSEEK_FORCE))
-        return result < 0 ? -Int64(errno) : result
-    }
-}
-
-private extension AVFrame {
-    /// data[index] (a C array, which Swift sees as a tuple).
-    subscript(data index: Int) -> UnsafeMutablePointer<UInt8>? {
-        get { withUnsafeBytes(of: data) { $0.load(fromByteOffset: index * 8, as: UnsafeMutablePointer<UInt8>?.self) } }
-        set { withUnsafeMutableBytes(of: &data) { $0.storeBytes(of: newValue, toByteOffset: index * 8, as: UnsafeMutablePointer<UInt8>?.self) } }
-    }
-
-    /// linesize[index].
-    subscript(linesize index: Int) -> Int32 {
-        get { withUnsafeBytes(of: linesize) { $0.load(fromByteOffset: index * 4, as: Int32.self) } }
-        set { withUnsafeMutableBytes(of: &linesize) { $0.storeBytes(of: newValue, toByteOffset: index * 4, as: Int32.self) } }
     }
 }

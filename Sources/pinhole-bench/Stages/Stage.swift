@@ -20,6 +20,7 @@ struct Stage {
     static var all: [Stage] {
         [
             .memcpy,
+            .startup,
             .conversion(from: .yuyv, to: .bgra),
             .conversion(from: .nv12, to: .bgra),
             .conversion(from: .i420, to: .bgra),
@@ -33,6 +34,7 @@ struct Stage {
             .shutterLatency,
             .videoDataOutput,
             .cameraSwitch,
+            .mainThreadBlocking,
             .recording,
             .libraryImport,
             .libraryListing,
