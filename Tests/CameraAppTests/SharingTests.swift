@@ -24,6 +24,19 @@ struct SharingTests {
         try runTool("bash", ["-c", command], environment: ["DISPLAY": session.display])
     }
 
+    /// Imports a 320×240 JPEG with a camera (Pinhole Test Model) and a location (Paris), tagged
+    /// by exiftool, into the session's library with the CLI.
+    static func importLocatedPhoto(_ session: AppSession) throws {
+        let source = session.folder.path("located.jpg")
+        let made = try runTool("convert", ["-size", "320x240", "xc:#3080c0", source])
+        try #require(made.status == 0, "convert: \(made.stderr)")
+        let tagged = try runTool("exiftool", ["-overwrite_original", "-Make=Pinhole", "-Model=Test Model", "-GPSLatitude=48.8583", "-GPSLatitudeRef=N",
+                                              "-GPSLongitude=2.2945", "-GPSLongitudeRef=E", source])
+        try #require(tagged.status == 0, "exiftool: \(tagged.stderr)")
+        let imported = try runTool(builtProduct("pinhole"), ["library", "import", source], environment: ["PINHOLE_LIBRARY": session.folder.path("library")])
+        try #require(imported.status == 0, "pinhole library import: \(imported.stderr)")
+    }
+
     @Test("Copy puts the photo on the clipboard as image/png (the same picture, read back by xclip) and its file as text/uri-list; Show in Files calls FileManager1.ShowItems with its URI")
     func copyAndShowInFiles() throws {
         let session = try AppSession()
@@ -62,14 +75,7 @@ struct SharingTests {
     @Test("Save As… through GTK's file chooser: the name typed is written, with \"Remove location\" on by default for a photo with GPS, and nothing else is left in the folder")
     func saveAsWithoutLocation() throws {
         let session = try AppSession()
-        // A photo with a location, imported with the CLI.
-        let source = session.folder.path("located.jpg")
-        let made = try runTool("convert", ["-size", "320x240", "xc:#3080c0", source])
-        try #require(made.status == 0, "convert: \(made.stderr)")
-        let tagged = try runTool("exiftool", ["-overwrite_original", "-Make=Pinhole", "-GPSLatitude=48.8583", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945", "-GPSLongitudeRef=E", source])
-        try #require(tagged.status == 0, "exiftool: \(tagged.stderr)")
-        let imported = try runTool(builtProduct("pinhole"), ["library", "import", source], environment: ["PINHOLE_LIBRARY": session.folder.path("library")])
-        try #require(imported.status == 0, "pinhole import: \(imported.stderr)")
+        try Self.importLocatedPhoto(session)
         try session.launch()
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
         try Self.openViewer(session, items: 1)
@@ -93,14 +99,7 @@ struct SharingTests {
     @Test("Alt+Enter shows the properties: date, camera, size, file size, format, location with its note, and the path")
     func properties() throws {
         let session = try AppSession()
-        let source = session.folder.path("located.jpg")
-        let made = try runTool("convert", ["-size", "320x240", "xc:#3080c0", source])
-        try #require(made.status == 0, "convert: \(made.stderr)")
-        let tagged = try runTool("exiftool", ["-overwrite_original", "-Make=Pinhole", "-Model=Test Model", "-GPSLatitude=48.8583", "-GPSLatitudeRef=N",
-                                              "-GPSLongitude=2.2945", "-GPSLongitudeRef=E", source])
-        try #require(tagged.status == 0, "exiftool: \(tagged.stderr)")
-        let imported = try runTool(builtProduct("pinhole"), ["library", "import", source], environment: ["PINHOLE_LIBRARY": session.folder.path("library")])
-        try #require(imported.status == 0, "pinhole import: \(imported.stderr)")
+        try Self.importLocatedPhoto(session)
         try session.launch()
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
         try Self.openViewer(session, items: 1)

@@ -141,18 +141,6 @@ enum ImportChooser {
         for pointer in pointers { free(UnsafeMutableRawPointer(mutating: pointer)) }
         gtk_widget_activate_action_variant(widget, "app.import-files", variant)
     }
-
-    /// Connects a handler for GtkNativeDialog's "response" (an int).
-    @discardableResult
-    private static func connectResponse(_ instance: UnsafeMutableRawPointer, _ handler: @escaping @MainActor (Int32) -> Void) -> UInt {
-        let box = ClosureBox(handler)
-        let trampoline: @convention(c) (UnsafeMutableRawPointer?, gint, UnsafeMutableRawPointer?) -> Void = { _, response, data in
-            let box = Unmanaged<ClosureBox<@MainActor (Int32) -> Void>>.fromOpaque(data!).takeUnretainedValue()
-            MainActor.assumeIsolated { box.body(response) }
-        }
-        return g_signal_connect_data(instance, "response", unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
-                                     { data, _ in Unmanaged<ClosureBox<@MainActor (Int32) -> Void>>.fromOpaque(data!).release() }, GConnectFlags(0))
-    }
 }
 
 /// Files dropped on the window (from a file manager: a GdkFileList, which GTK makes from the
