@@ -3,11 +3,6 @@ import CGtk
 import Glibc
 import PhotoLibrary
 
-/// A GdkTexture made on another thread (GTK's texture loading is thread-safe), handed to the main one.
-private struct TextureBox: @unchecked Sendable {
-    let texture: OpaquePointer?
-}
-
 /// The gallery: the library's photos and videos, newest first, in a `GtkGridView` of
 /// thumbnails (loaded off the main thread; a placeholder until ready), with a duration badge on
 /// videos and a mark on favourites; a filter; "No Photos or Videos Yet" when empty. It follows

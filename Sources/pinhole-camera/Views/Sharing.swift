@@ -4,11 +4,6 @@ import Glibc
 import Media
 import PhotoLibrary
 
-/// A texture decoded on a worker thread, handed to the main one (GdkTextures are immutable).
-private struct DecodedTexture: @unchecked Sendable {
-    let texture: OpaquePointer?
-}
-
 /// Sharing the Linux way, where there is no system share sheet: copy (image data and files),
 /// drag out, Open With…, Show in Files and Save As….
 @MainActor
@@ -79,12 +74,9 @@ enum Sharing {
         }
         let longest = max(1, photo.pixelWidth, photo.pixelHeight)
         Task {
-            let decoded = await Task.detached { () -> DecodedTexture in
-                guard let image = try? Thumbnailer().thumbnail(ofFile: photo.path, longestSide: longest) else { return DecodedTexture(texture: nil) }
-                return DecodedTexture(texture: lendTexture(image))
-            }.value
-            let content = provider(for: paths, texture: decoded.texture)
-            if let texture = decoded.texture { g_object_unref(UnsafeMutableRawPointer(texture)) }
+            let texture = await decodedTexture(ofFile: photo.path, longestSide: longest)
+            let content = provider(for: paths, texture: texture)
+            if let texture { g_object_unref(UnsafeMutableRawPointer(texture)) }
             gdk_clipboard_set_content(clipboard, content)
             g_object_unref(UnsafeMutableRawPointer(content))
             done()

@@ -4,11 +4,6 @@ import Foundation
 import Media
 import PhotoLibrary
 
-/// A texture decoded on a worker thread, handed to the main one.
-private struct TrashThumbnail: @unchecked Sendable {
-    let texture: OpaquePointer?
-}
-
 /// "Recently Deleted": what the library moved to the freedesktop Trash and is still there, most
 /// recently deleted first, each with Restore (back where it was, the same item) and Delete
 /// Permanently; Empty Trash deletes them all for good. Both ask first.
@@ -98,11 +93,7 @@ final class TrashPage {
         if item.asset.mediaType == .photo {
             let path = item.trashedPath
             Task {
-                let loaded = await Task.detached { () -> TrashThumbnail in
-                    guard let image = try? Thumbnailer().thumbnail(ofFile: path, longestSide: 96) else { return TrashThumbnail(texture: nil) }
-                    return TrashThumbnail(texture: lendTexture(image))
-                }.value
-                guard let texture = loaded.texture else { return }
+                guard let texture = await decodedTexture(ofFile: path, longestSide: 96) else { return }
                 gtk_picture_set_paintable(cast(picture), cast(texture))
                 g_object_unref(UnsafeMutableRawPointer(texture))
             }
