@@ -6,17 +6,15 @@ import PhotoLibrary
 /// The photo library, opened on first use off the main thread.
 extension CameraModel {
 
-    /// Opens the library once, off the main thread (opening reconciles the folders with the index).
+    /// The library, opened on first use (off the main thread: opening reconciles the folders with
+    /// the index); nil when it cannot be, with the reason in `libraryError` for the caller to say
+    /// in its own words. Tried again at each use, so a folder made writable meanwhile works
+    /// without a restart.
     @discardableResult
-    /// The library, opened on first use (off the main thread); nil when it cannot be, with the
-    /// reason in `libraryError` for the caller to say in its own words. Tried again at each use,
-    /// so a folder made writable meanwhile works without a restart.
     func openLibrary() async -> PhotoLibrary? {
         if let library { return library }
-        let location = libraryLocation
-        let opened = await Task.detached { () -> Result<PhotoLibrary, LibraryError> in
-            do throws(LibraryError) { return .success(try PhotoLibrary(location: location)) } catch { return .failure(error) }
-        }.value
+        let opened: Result<PhotoLibrary, LibraryError>
+        do throws(LibraryError) { opened = .success(try await PhotoLibrary(location: libraryLocation)) } catch { opened = .failure(error) }
         if let library { return library }
         switch opened {
         case let .success(library):

@@ -36,10 +36,31 @@ public actor PhotoLibrary {
     public internal(set) var changeTracking: ChangeTracking?
 
     /// Opens the library at `location` (the user's by default), creating folders and index, and
-    /// (unless `synchronize` is false, as `verify` needs) bringing the index up to date with the files.
-    public init(location: LibraryLocation = .user, synchronize: Bool = true) throws(LibraryError) {
+    /// (unless `synchronize` is false, as `verify` needs) bringing the index up to date with the
+    /// files, which can take long: every file checked, new ones hashed, movies a crash left
+    /// fragmented finished. All of it runs on a worker thread, never the caller's.
+    public init(location: LibraryLocation = .user, synchronize: Bool = true) async throws(LibraryError) {
+        let opened = try await BlockingWork.run { () throws(LibraryError) -> Opened in
+            try PhotoLibrary.opening(location, synchronize: synchronize)
+        }
         self.location = location
         trash = Trash(folder: location.trash)
+        database = opened.database
+        thumbnailing = opened.thumbnailing
+    }
+
+    /// What opening a library made: the index, and the thumbnails being made for the files the
+    /// reconcile found new or changed.
+    struct Opened {
+        /// The open index.
+        let database: Database
+        /// The background thumbnailing started, if there was anything to make.
+        let thumbnailing: Task<Int, Never>?
+    }
+
+    /// Makes the folders, checks access, opens (or rebuilds) the index, removes a crash's
+    /// leftovers and, when `synchronize` is true, reconciles the index with the files. Blocks.
+    static func opening(_ location: LibraryLocation, synchronize: Bool) throws(LibraryError) -> Opened {
         for folder in [location.photos, location.videos, (location.index as NSString).deletingLastPathComponent] {
             do throws(MediaError) { try AtomicFile.makeFolders(folder) } catch {
                 guard case let .io(_, failure) = error else { throw .accessDenied(path: folder, failure: .permissionDenied) }
@@ -49,13 +70,12 @@ public actor PhotoLibrary {
         for folder in [location.photos, location.videos] where access(folder, R_OK | W_OK | X_OK) != 0 {
             throw .accessDenied(path: folder, failure: FileFailure(errno: errno))
         }
-        database = try PhotoLibrary.openIndex(at: location.index)
+        let database = try PhotoLibrary.openIndex(at: location.index)
         PhotoLibrary.removeLeftovers(in: location.photos)
         PhotoLibrary.removeLeftovers(in: location.videos)
-        if synchronize {
-            let changed = try PhotoLibrary.reconcile(database, location, finishingMovies: true).changed
-            thumbnailing = PhotoLibrary.thumbnailInBackground(changed, cache: ThumbnailCache(folder: location.thumbnails), after: nil)
-        }
+        guard synchronize else { return Opened(database: database, thumbnailing: nil) }
+        let changed = try PhotoLibrary.reconcile(database, location, finishingMovies: true).changed
+        return Opened(database: database, thumbnailing: PhotoLibrary.thumbnailInBackground(changed, cache: ThumbnailCache(folder: location.thumbnails), after: nil))
     }
 
     deinit {

@@ -27,7 +27,7 @@ enum LibraryCommand {
         guard let command = arguments.first, command != "-h", command != "--help" else { output(help); return }
         var options = Arguments(Array(arguments.dropFirst()))
         if options.flag("-h", "--help") { output(help); return }
-        let library = try open(synchronize: command != "verify")
+        let library = try await open(synchronize: command != "verify")
         do {
             switch command {
             case "list":
@@ -144,9 +144,9 @@ enum LibraryCommand {
     }
 
     /// The user's library (or the one at $PINHOLE_LIBRARY, a folder, for portable use).
-    static func open(synchronize: Bool = true) throws(CLIError) -> PhotoLibrary {
+    static func open(synchronize: Bool = true) async throws(CLIError) -> PhotoLibrary {
         let location = ProcessInfo.processInfo.environment["PINHOLE_LIBRARY"].map { LibraryLocation(folder: $0) } ?? .user
-        do { return try PhotoLibrary(location: location, synchronize: synchronize) } catch { throw .library(error) }
+        do { return try await PhotoLibrary(location: location, synchronize: synchronize) } catch { throw .library(error) }
     }
 
     /// The freedesktop size named by --size.

@@ -84,7 +84,7 @@ enum RecordCommand {
         defer { session.stopRunning() }
 
         // Where the movie goes: the library's videos folder (indexed when finished), or -o.
-        let library = destination == nil ? try LibraryCommand.open() : nil
+        let library = destination == nil ? try await LibraryCommand.open() : nil
         let name = PhotoLibrary.fileName(date: Date().timeIntervalSince1970, extension: format.fileExtension, mediaType: .video)
         let path = try target(destination: destination, library: library, name: name)
         // The microphone is started only now, next to the first frames (found before the camera

@@ -91,7 +91,7 @@ enum SnapCommand {
         }
         if timer > 0 { await countdown(timer) }
         let settings = PhotoSettings(format: format, quality: quality, maxPhotoDimensions: size, flashMode: flash, photoQualityPrioritization: .speed)
-        let library = output == nil ? try LibraryCommand.open() : nil
+        let library = output == nil ? try await LibraryCommand.open() : nil
         for index in 0..<count {
             if index > 0 { try? await Task.sleep(for: .seconds(interval)) }
             let photo: CapturePhoto
@@ -101,7 +101,7 @@ enum SnapCommand {
             }
             if let output {
                 do {
-                    pinhole.output(try photo.write(to: destination(output, photo: photo)))
+                    pinhole.output(try await photo.write(to: destination(output, photo: photo)))
                 } catch {
                     if case let .io(failedPath, failure) = error { throw .cannotWrite(path: failedPath, failure: failure) }
                     throw .media(error)

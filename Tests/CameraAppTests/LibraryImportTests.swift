@@ -19,7 +19,7 @@ struct LibraryImportTests {
     /// An importer over a library at `location`, opened as the app opens it.
     static func importer(_ location: LibraryLocation) -> LibraryImport {
         LibraryImport { () async -> Result<PhotoLibrary, LibraryError> in
-            do throws(LibraryError) { return .success(try PhotoLibrary(location: location)) } catch { return .failure(error) }
+            do throws(LibraryError) { return .success(try await PhotoLibrary(location: location)) } catch { return .failure(error) }
         }
     }
 
@@ -67,7 +67,7 @@ struct LibraryImportTests {
         #expect(!importer.isRunning)
         // In the index and on disk: the seeded photo and the new one, no temporary file; the
         // files given are where they were, unchanged.
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         #expect(try await library.count == 2)
         let files = Self.everything(in: location.photos)
         #expect(files.count == 2 && !files.contains { $0.hasPrefix(".") }, "\(files)")

@@ -71,7 +71,7 @@ extension VirtualCameraSuites {
             #expect(!photo.resolvedSettings.switchedFormat)
 
             let folder = try TemporaryDirectory()
-            let path = try photo.write(to: folder.path("Photo.jpg"))
+            let path = try await photo.write(to: folder.path("Photo.jpg"))
             let tags = try ExifTool.locate().tags(URL(fileURLWithPath: path))
             #expect(jsonText(tags["EXIF:Make"]) == "Pinhole")
             #expect(jsonText(tags["EXIF:Model"]) == "Pinhole Test Camera (back)")
@@ -129,7 +129,7 @@ extension VirtualCameraSuites {
             let folder = try TemporaryDirectory()
             for format in [PhotoSettings.Format.jpeg, .png, .heif] {
                 let photo = try await photoOutput.capturePhoto(with: PhotoSettings(format: format, maxPhotoDimensions: .init(width: 640, height: 480)))
-                let path = try photo.write(to: folder.path("photo.\(photo.fileExtension)"))
+                let path = try await photo.write(to: folder.path("photo.\(photo.fileExtension)"))
                 let tags = try ExifTool.locate().tags(URL(fileURLWithPath: path), options: ["-G"])
                 let orientation = tags.first { $0.key.hasSuffix(":Orientation") }?.value
                 #expect(jsonText(orientation) == "Rotate 90 CW", "\(format): \(tags.keys.sorted())")
@@ -247,8 +247,8 @@ extension VirtualCameraSuites {
             await warmUp(video)
             let folder = try TemporaryDirectory()
             let photo = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480)))
-            let first = try photo.write(to: folder.path("Photo.jpg"))
-            let second = try photo.write(to: folder.path("Photo.jpg"))
+            let first = try await photo.write(to: folder.path("Photo.jpg"))
+            let second = try await photo.write(to: folder.path("Photo.jpg"))
             #expect(first.hasSuffix("/Photo.jpg") && second.hasSuffix("/Photo (2).jpg"))
             let names = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).sorted()
             #expect(names == ["Photo (2).jpg", "Photo.jpg"], "no temporary files are left behind")

@@ -17,7 +17,7 @@ struct LiveChangesTests {
     func copyMoveRemove() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("thumbs"))
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         let stream = await library.changes()
         #expect(await library.changeTracking == .live)
         let copied = try folder.file("copied.jpg", jpeg(hour: 8, minute: 0, seed: 71)).path
@@ -59,7 +59,7 @@ struct LiveChangesTests {
     func halfWritten() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("thumbs"))
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         let stream = await library.changes()
         let slow = try jpeg(hour: 10, minute: 0, seed: 81)
         let path = location.photos + "/slow.jpg"
@@ -88,7 +88,7 @@ struct LiveChangesTests {
     func fallback() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("thumbs"))
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         await library.simulateWatchFailure(.tooManyWatches)
         let stream = await library.changes()
         let said = await collect(stream, count: 1, seconds: patience).first
@@ -105,7 +105,7 @@ struct LiveChangesTests {
     func folderRemoved() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("thumbs"))
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         let photo = try await library.addPhoto(data: jpeg(hour: 8, minute: 0, seed: 95))
         let stream = await library.changes()
         #expect(try runTool("rm", ["-r", location.photos]).status == 0)

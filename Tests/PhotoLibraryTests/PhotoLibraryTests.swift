@@ -25,7 +25,7 @@ struct PhotoLibraryTests {
     func addAndList() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.url.path)
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         let early = try await library.addPhoto(data: jpeg(hour: 9, minute: 5, seed: 1))
         let late = try await library.addPhoto(data: jpeg(hour: 18, minute: 30, seed: 2, orientation: .right))
         let middle = try await library.addPhoto(data: jpeg(hour: 12, minute: 0, seed: 3))
@@ -55,7 +55,7 @@ struct PhotoLibraryTests {
     func refusals() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.path("library"))
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         let good = try jpeg(hour: 10, minute: 0)
         let cases: [(String, [UInt8], String)] = [
             ("half.jpg", Array(good.prefix(good.count / 2)), "truncated"),
@@ -93,19 +93,19 @@ struct PhotoLibraryTests {
         let location = LibraryLocation(folder: folder.url.path)
         var ids: [String] = []
         do {
-            let library = try PhotoLibrary(location: location)
+            let library = try await PhotoLibrary(location: location)
             for hour in 8..<12 { ids.append(try await library.addPhoto(data: jpeg(hour: hour, minute: 0, seed: UInt64(hour))).id) }
         }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: location.index + suffix) }
         // A crash between write and rename leaves a temporary file: it must not become an asset.
         try Data(jpeg(hour: 20, minute: 0)).write(to: URL(fileURLWithPath: location.photos + "/.Photo from x.jpg.123.0.tmp"))
-        let rebuilt = try PhotoLibrary(location: location)
+        let rebuilt = try await PhotoLibrary(location: location)
         #expect(try await rebuilt.assets().map(\.id).sorted() == ids.sorted())
         #expect(try FileManager.default.contentsOfDirectory(atPath: location.photos).count == 4)
 
         try Data(randomBytes(8192, seed: 9)).write(to: URL(fileURLWithPath: location.index))
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: location.index + suffix) }
-        let repaired = try PhotoLibrary(location: location)
+        let repaired = try await PhotoLibrary(location: location)
         #expect(try await repaired.assets().map(\.id).sorted() == ids.sorted())
         #expect(try sqlite(location.index, "PRAGMA integrity_check") == "ok")
     }
@@ -114,7 +114,7 @@ struct PhotoLibraryTests {
     func foreignChanges() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.url.path)
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         let kept = try await library.addPhoto(data: jpeg(hour: 7, minute: 0))
         let gone = try await library.addPhoto(data: jpeg(hour: 8, minute: 0, seed: 5))
         try Data(jpeg(hour: 9, minute: 0, seed: 6)).write(to: URL(fileURLWithPath: location.photos + "/from another app.jpg"))
@@ -129,7 +129,7 @@ struct PhotoLibraryTests {
     func concurrentWriters() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.url.path)
-        let a = try PhotoLibrary(location: location), b = try PhotoLibrary(location: location)
+        let a = try await PhotoLibrary(location: location), b = try await PhotoLibrary(location: location)
         let photos = try (0..<20).map { try jpeg(hour: 10, minute: 0, seed: UInt64(100 + $0)) }  // same EXIF time: same file name
         async let first: [Asset] = { var added: [Asset] = []; for data in photos[..<10] { added.append(try await a.addPhoto(data: data)) }; return added }()
         async let second: [Asset] = { var added: [Asset] = []; for data in photos[10...] { added.append(try await b.addPhoto(data: data)) }; return added }()
@@ -147,7 +147,7 @@ struct PhotoLibraryChangeTests {
     func trashAndRestore() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"))
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         let photo = try await library.addPhoto(data: jpeg(hour: 11, minute: 11))
         let other = try await library.addPhoto(data: jpeg(hour: 12, minute: 12, seed: 4))
         try await library.setFavorite(true, ids: [photo.id])
@@ -168,7 +168,7 @@ struct PhotoLibraryChangeTests {
     @Test("albums: create, add, list, rename, remove, delete; deleting an album keeps its photos")
     func albums() async throws {
         let folder = try TemporaryDirectory()
-        let library = try PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash")))
+        let library = try await PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash")))
         let a = try await library.addPhoto(data: jpeg(hour: 9, minute: 0, seed: 11))
         let b = try await library.addPhoto(data: jpeg(hour: 10, minute: 0, seed: 12))
         try await library.createAlbum("Holidays")
@@ -197,7 +197,7 @@ struct PhotoLibraryChangeTests {
     @Test("export copies files unchanged, or without location, as exiftool sees")
     func export() async throws {
         let folder = try TemporaryDirectory()
-        let library = try PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash")))
+        let library = try await PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash")))
         let image = try SyntheticImage.photoLike(width: 160, height: 120)
         let metadata = ExifMetadata(make: "Pinhole", location: ExifLocation(latitude: 48.8583, longitude: 2.2945, altitude: 35))
         let photo = try await library.addPhoto(data: JPEGExif.inserting(metadata, into: JPEGEncoder().encode(image)))
@@ -232,7 +232,7 @@ struct PhotoLibraryChangeTests {
     @Test("Save As: export to a chosen name replaces the file there with the whole copy, leaves nothing else in the folder, and can drop the location")
     func exportToFile() async throws {
         let folder = try TemporaryDirectory()
-        let library = try PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash")))
+        let library = try await PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash")))
         let image = try SyntheticImage.photoLike(width: 160, height: 120)
         let metadata = ExifMetadata(make: "Pinhole", location: ExifLocation(latitude: 48.8583, longitude: 2.2945, altitude: 35))
         let photo = try await library.addPhoto(data: JPEGExif.inserting(metadata, into: JPEGEncoder().encode(image)))
@@ -258,7 +258,7 @@ struct PhotoLibraryChangeTests {
           arguments: ["png", "heic", "webp"])
     func stripOtherKinds(kind: String) async throws {
         let folder = try TemporaryDirectory()
-        let library = try PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t")))
+        let library = try await PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t")))
         let image = try SyntheticImage.photoLike(width: 160, height: 120)
         let metadata = ExifMetadata(make: "Pinhole", model: "Strip", location: ExifLocation(latitude: 48.8583, longitude: 2.2945, altitude: 35))
         let exif = try metadata.encoded()
@@ -303,7 +303,7 @@ struct ThumbnailCacheTests {
     func freedesktop() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.path("my lib"), trash: folder.path("Trash"), thumbnails: folder.path("thumbnails"))
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         let photo = try await library.addPhoto(data: jpeg(hour: 10, minute: 30))
         let path = try await library.thumbnail(for: photo.id, size: .normal)
         // Python's hashlib, not our MD5, names the file.
@@ -339,7 +339,7 @@ struct LibraryObservingTests {
     func changesFromOutside() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("thumbs"))
-        let gallery = try PhotoLibrary(location: location), terminal = try PhotoLibrary(location: location)
+        let gallery = try await PhotoLibrary(location: location), terminal = try await PhotoLibrary(location: location)
         let stream = await gallery.changes()
         let added = try await terminal.addPhoto(data: jpeg(hour: 8, minute: 0, seed: 31))
         let start = ContinuousClock.now
@@ -362,7 +362,7 @@ struct PickerTests {
     @Test("the picker offers filtered assets, keeps a limited selection and loads the picked files")
     func picker() async throws {
         let folder = try TemporaryDirectory()
-        let library = try PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t")))
+        let library = try await PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t")))
         let a = try await library.addPhoto(data: jpeg(hour: 7, minute: 0, seed: 41))
         let b = try await library.addPhoto(data: jpeg(hour: 8, minute: 0, seed: 42))
         let c = try await library.addPhoto(data: jpeg(hour: 9, minute: 0, seed: 43))
@@ -402,7 +402,7 @@ struct BatchTests {
     @Test("performChanges applies creations, favourites, albums and deletions together")
     func batch() async throws {
         let folder = try TemporaryDirectory()
-        let library = try PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t")))
+        let library = try await PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t")))
         let old = try await library.addPhoto(data: jpeg(hour: 6, minute: 0, seed: 51))
         try await library.createAlbum("Today")
         let moved = try folder.file("moved.jpg", jpeg(hour: 7, minute: 0, seed: 52)).path
@@ -427,7 +427,7 @@ struct BatchTests {
     func allOrNothing() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t"))
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         let keep = try await library.addPhoto(data: jpeg(hour: 6, minute: 0, seed: 61))
         let before = try FileManager.default.contentsOfDirectory(atPath: location.photos).sorted()
         for bad in ["bytes", "album", "id"] {

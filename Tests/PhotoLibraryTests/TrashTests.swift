@@ -29,7 +29,7 @@ struct TrashTests {
     func undo() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t"))
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         // A name that needs percent-encoding, from another program.
         let odd = location.photos + "/café 100% [1].jpg"
         try FileManager.default.createDirectory(atPath: location.photos, withIntermediateDirectories: true)
@@ -80,7 +80,7 @@ struct TrashTests {
     func restoreCases() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t"))
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         let a = try await library.addPhoto(data: jpeg(hour: 8, minute: 0, seed: 111))
         let bBytes = try jpeg(hour: 9, minute: 0, seed: 112)
         let b = try await library.addPhoto(data: bBytes)
@@ -106,7 +106,7 @@ struct TrashTests {
     func deleteForGood() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t"))
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         let a = try await library.addPhoto(data: jpeg(hour: 8, minute: 0, seed: 121))
         let b = try await library.addPhoto(data: jpeg(hour: 9, minute: 0, seed: 122))
         let c = try await library.addPhoto(data: jpeg(hour: 10, minute: 0, seed: 123))
@@ -131,7 +131,7 @@ struct TrashTests {
     func infoWriteFails() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t"))
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         let photo = try await library.addPhoto(data: jpeg(hour: 8, minute: 0, seed: 131))
         await library.simulateTrashInfoWriteFailure(errno: ENOSPC)
         await #expect(throws: LibraryError.cannotTrash(path: photo.path, failure: .diskFull)) { try await library.delete(ids: [photo.id]) }
@@ -147,7 +147,7 @@ struct TrashTests {
         let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t"))
         let photo: Asset
         do {
-            let library = try PhotoLibrary(location: location)
+            let library = try await PhotoLibrary(location: location)
             photo = try await library.addPhoto(data: jpeg(hour: 8, minute: 0, seed: 141))
             try await library.setFavorite(true, ids: [photo.id])
             try await library.delete(ids: [photo.id])
@@ -157,7 +157,7 @@ struct TrashTests {
             INSERT INTO old SELECT id, trash_name, favorite FROM trashed;
             DROP TABLE trashed_albums; DROP TABLE trashed; ALTER TABLE old RENAME TO trashed; PRAGMA user_version = 2;
             """)
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         #expect(try sqlite(location.index, "PRAGMA user_version") == "3")
         let listed = try await library.trashedAssets()
         #expect(listed.map(\.id) == [photo.id] && listed.first?.originalPath == photo.path)

@@ -11,7 +11,7 @@ struct VideoLibraryTests {
     func importMP4() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.path("library"), trash: folder.path("Trash"), thumbnails: folder.path("thumbnails"))
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         let source = folder.path("clip.mp4")
         try makeTestMovie(source, seconds: 2, size: "640x360", extra: ["-metadata", "creation_time=2026-01-02T03:04:05Z"])
         let asset = try await library.importFile(at: source)
@@ -41,7 +41,7 @@ struct VideoLibraryTests {
           arguments: [("mov", "h264"), ("mkv", "h264"), ("webm", "vp9")])
     func containers(fileExtension: String, codec: String) async throws {
         let folder = try TemporaryDirectory()
-        let library = try PhotoLibrary(location: LibraryLocation(folder: folder.path("library"), trash: folder.path("Trash"), thumbnails: folder.path("t")))
+        let library = try await PhotoLibrary(location: LibraryLocation(folder: folder.path("library"), trash: folder.path("Trash"), thumbnails: folder.path("t")))
         let source = folder.path("clip.\(fileExtension)")
         try makeTestMovie(source, seconds: 1, codec: codec)
         var before = stat()
@@ -60,7 +60,7 @@ struct VideoLibraryTests {
     func refusals() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.path("library"), trash: folder.path("Trash"), thumbnails: folder.path("t"))
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         let good = folder.path("good.mp4")
         try makeTestMovie(good, seconds: 1)
         let bytes = try FileBytes.read(path: good)
@@ -95,7 +95,7 @@ struct VideoLibraryTests {
         let disk = try SmallDisk(at: folder.path("small"), size: "256k")
         defer { disk.unmount() }
         let location = LibraryLocation(folder: disk.path + "/library", trash: folder.path("Trash"), thumbnails: folder.path("t"))
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         let movie = folder.path("big.mp4")
         try makeTestMovie(movie, seconds: 4, size: "640x480", extra: ["-b:v", "2M"])
         let size = try #require(try FileManager.default.attributesOfItem(atPath: movie)[.size] as? Int)
@@ -122,7 +122,7 @@ struct VideoLibraryTests {
         try Data(randomBytes(1000, seed: 1)).write(to: URL(fileURLWithPath: location.videos + "/broken.mkv"))
         let ids: [String]
         do {
-            let library = try PhotoLibrary(location: location)
+            let library = try await PhotoLibrary(location: location)
             let videos = try await library.assets(mediaType: .video)
             #expect(videos.count == 2, "the broken file is not an asset")
             ids = videos.map(\.id).sorted()
@@ -132,7 +132,7 @@ struct VideoLibraryTests {
             #expect(restored.map(\.id) == [ids[0]])
         }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: location.index + suffix) }
-        let rebuilt = try PhotoLibrary(location: location)
+        let rebuilt = try await PhotoLibrary(location: location)
         #expect(try await rebuilt.assets().map(\.id).sorted() == ids)
         #expect(try await rebuilt.differences().missingFromIndex == [location.videos + "/broken.mkv"])
         let exported = try await rebuilt.export(ids: [ids[0]], to: folder.path("out"))
@@ -144,7 +144,7 @@ struct VideoLibraryTests {
     func recordingInPlace() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.path("library"), trash: folder.path("Trash"), thumbnails: folder.path("t"))
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         let first = location.videos + "/Video from 2026-11-29 10-00-00.mp4", second = location.videos + "/Video from 2026-11-29 11-00-00.mp4"
         try makeTestMovie(first, seconds: 1)
         try makeTestMovie(second, seconds: 1, size: "160x120")
@@ -161,7 +161,7 @@ struct VideoLibraryTests {
     @Test("a phone's movie with a location: the asset has it; exported with stripLocation it is gone, streams and rotation unchanged", arguments: ["mp4", "mov", "mkv"])
     func stripMovieLocation(fileExtension: String) async throws {
         let folder = try TemporaryDirectory()
-        let library = try PhotoLibrary(location: LibraryLocation(folder: folder.path("library"), trash: folder.path("Trash"), thumbnails: folder.path("t")))
+        let library = try await PhotoLibrary(location: LibraryLocation(folder: folder.path("library"), trash: folder.path("Trash"), thumbnails: folder.path("t")))
         let plain = folder.path("plain.\(fileExtension)"), source = folder.path("phone.\(fileExtension)")
         try makeTestMovie(plain, seconds: 1)
         #expect(try runTool("ffmpeg", ["-v", "error", "-i", plain, "-c", "copy", "-metadata", "location=+48.8577+002.2950/",
@@ -189,7 +189,7 @@ struct VideoLibraryTests {
         let location = LibraryLocation(folder: folder.path("library"), trash: folder.path("Trash"), thumbnails: folder.path("t"))
         let photoID: String
         do {
-            let library = try PhotoLibrary(location: location)
+            let library = try await PhotoLibrary(location: location)
             photoID = try await library.addPhoto(data: jpeg(hour: 11, minute: 0)).id
             try await library.setFavorite(true, ids: [photoID])
         }
@@ -199,7 +199,7 @@ struct VideoLibraryTests {
             DROP TABLE assets; ALTER TABLE old RENAME TO assets; PRAGMA user_version = 1;
             """)
         #expect(try !sqlite(location.index, "PRAGMA table_info(assets)").contains("duration"))
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         #expect(try await library.asset(id: photoID)?.isFavorite == true)
         #expect(try sqlite(location.index, "PRAGMA table_info(assets)").contains("duration"))
         #expect(try sqlite(location.index, "PRAGMA user_version") == "3")
@@ -217,7 +217,7 @@ struct BackgroundThumbnailTests {
         for hour in 8..<11 { try Data(jpeg(hour: hour, minute: 0, seed: UInt64(hour))).write(to: URL(fileURLWithPath: location.photos + "/copied \(hour).jpg")) }
         try makeTestMovie(location.videos + "/copied.mp4", seconds: 1)
         let cache = ThumbnailCache(folder: location.thumbnails)
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         #expect(await library.waitForBackgroundThumbnails() == 4)
         let assets = try await library.assets()
         #expect(assets.count == 4)

@@ -10,7 +10,7 @@ struct WebPImportTests {
     func importWebP() async throws {
         let folder = try TemporaryDirectory()
         let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("thumbs"))
-        let library = try PhotoLibrary(location: location)
+        let library = try await PhotoLibrary(location: location)
         let webp = try WebPCodec.encode(SyntheticImage.photoLike(width: 320, height: 240), quality: 85)
         let asset = try await library.importFile(at: folder.file("holiday.webp", webp).path)
         #expect(asset.pixelWidth == 320 && asset.pixelHeight == 240)

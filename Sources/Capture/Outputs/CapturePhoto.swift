@@ -43,9 +43,11 @@ public struct CapturePhoto: Sendable {
         return try pixelBuffer.converted(to: .bgra)
     }
 
-    /// Writes the file durably to `path` (never overwriting: a suffix is added) and returns the path used.
+    /// Writes the file durably to `path` (never overwriting: a suffix is added) and returns the
+    /// path used. The write and its fsyncs run on a worker thread, never the caller's.
     @discardableResult
-    public func write(to path: String) throws(MediaError) -> String {
-        try AtomicFile.write(data, to: path)
+    public func write(to path: String) async throws(MediaError) -> String {
+        let data = self.data
+        return try await BlockingWork.run { () throws(MediaError) -> String in try AtomicFile.write(data, to: path) }
     }
 }

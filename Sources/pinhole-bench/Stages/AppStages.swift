@@ -280,7 +280,8 @@ struct AppBenchmark {
         for round in 0..<(2 + presses) {
             let start = MonotonicClock.nanoseconds()
             let photo = try Blocking.run { try await photos.capturePhoto(with: settings) }
-            let path = try photo.write(to: bench.scratch + "/app-reference-\(round).jpg")
+            let target = bench.scratch + "/app-reference-\(round).jpg"
+            let path = try Blocking.run { try await photo.write(to: target) }
             let written = MonotonicClock.nanoseconds()
             unlink(path)
             if round >= 2 { times.append(Double(written - start) / 1e6) }

@@ -93,7 +93,8 @@ struct ShutterLatency {
                 let start = MonotonicClock.nanoseconds()
                 let photo = try Blocking.run { try await photos.capturePhoto(with: settings) }
                 let captured = MonotonicClock.nanoseconds()
-                let path = try photo.write(to: bench.scratch + "/shutter-\(round).jpg")
+                let target = bench.scratch + "/shutter-\(round).jpg"
+                let path = try Blocking.run { try await photo.write(to: target) }
                 let written = MonotonicClock.nanoseconds()
                 unlink(path)
                 if round >= warmup {

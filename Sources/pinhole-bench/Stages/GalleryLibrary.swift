@@ -69,7 +69,7 @@ struct GalleryLibrary {
         let indexStart = Clock.now()
         let location = LibraryLocation(folder: session.library, trash: session.folder + "/seed-trash", thumbnails: session.folder + "/seed-thumbnails")
         let indexed = try Blocking.run { () async throws -> Int in
-            let library = try PhotoLibrary(location: location)
+            let library = try await PhotoLibrary(location: location)
             return try await library.count
         }
         indexSeconds = Clock.now() - indexStart

@@ -32,7 +32,7 @@ extension Stage {
             let location = LibraryLocation(folder: ours, trash: ours + "/Trash", thumbnails: ours + "/thumbnails")
             let inputs = files
             let imported = try Blocking.run { () async throws -> (seconds: Double, cpu: Double, first: Asset?, all: [Asset]) in
-                let library = try PhotoLibrary(location: location)
+                let library = try await PhotoLibrary(location: location)
                 let cpu = Clock.processCPUSeconds(), start = Clock.now()
                 var first: Asset?
                 for file in inputs {
@@ -127,7 +127,7 @@ extension Stage {
             // all in one transaction.
             let listing = try Blocking.run { () async throws -> (build: Double, first: Double, times: [Double]) in
                 var start = Clock.now()
-                let library = try PhotoLibrary(location: LibraryLocation(folder: many, trash: many + "/Trash", thumbnails: many + "/thumbnails"))
+                let library = try await PhotoLibrary(location: LibraryLocation(folder: many, trash: many + "/Trash", thumbnails: many + "/thumbnails"))
                 let build = Clock.now() - start
                 guard try await library.count == total else { throw CaptureBenchError(description: "indexed \(try await library.count) of \(total)") }
                 var times: [Double] = []
@@ -168,7 +168,7 @@ extension Stage {
             let files = try photos.write(count: 3, into: sources)
             let location = LibraryLocation(folder: folder, trash: folder + "/Trash", thumbnails: folder + "/thumbnails")
             let library = try Blocking.run { () async throws -> PhotoLibrary in
-                let library = try PhotoLibrary(location: location)
+                let library = try await PhotoLibrary(location: location)
                 for file in files { try await library.importFile(at: file) }
                 return library
             }
