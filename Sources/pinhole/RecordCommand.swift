@@ -160,6 +160,11 @@ enum RecordCommand {
         if summary.skippedFrameCount > 0 {
             FileHandle.standardError.write(Data((L("%@ frames were skipped by the camera: it could not keep its frame rate; try a smaller --size or --fps.", String(summary.skippedFrameCount)) + "\n").utf8))
         }
+        // The movie is complete and plays, so this is no failure (exit 0), but it must be said:
+        // players that seek only in a fragmented MP4's first fragment would show a second of it.
+        if let reason = summary.leftFragmented {
+            FileHandle.standardError.write(Data((leftFragmentedLine(path: path, reason: reason, inLibrary: library != nil) + "\n").utf8))
+        }
         if let library {
             do {
                 _ = try await library.performChanges { $0.createAsset(fromVideoFile: path, moving: true) }
@@ -169,6 +174,18 @@ enum RecordCommand {
             }
         }
         output(path)
+    }
+
+    /// The line for a movie left fragmented because its final rewrite into a regular MP4 failed
+    /// (no room for the copy it makes): what that means, and what finishes it — the library, the
+    /// next time it is opened, for a movie in it; FFmpeg's copy for one written elsewhere with -o.
+    static func leftFragmentedLine(path: String, reason: MediaError, inLibrary: Bool) -> String {
+        let why = if case let .io(_, failure) = reason { CLIError.words(failure) } else { reason.description }
+        let saved = L("%@ is saved and plays, but stays fragmented (%@), so some players cannot seek in it.", readable(path), why)
+        let advice = inLibrary
+            ? L("Free some space: the library finishes it the next time it is opened.")
+            : L("Free some space and rewrite it with `ffmpeg -i FILE -c copy -movflags faststart NEW.mp4`.")
+        return saved + " " + advice
     }
 
     /// Says why the movie will be silent (some sound errors say so themselves).

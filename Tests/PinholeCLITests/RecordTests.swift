@@ -153,6 +153,60 @@ extension CLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint) == ["full.mp4"], "no temporary files")
     }
 
+    @Test("a movie with no room left for its final rewrite stays fragmented: exit 0, the path, one line saying so and how to finish it with FFmpeg")
+    func recordLeftFragmented() throws {
+        let folder = try TemporaryDirectory()
+        let env = try isolatedEnvironment(folder)
+        // The test camera's 640×480 at CRF 0 is about 20 kB a second: stopped at 100 kB (it may
+        // pass that by a second's worth), the movie fits in 192 kB, but a second copy of it does not.
+        let disk = try SmallDisk(at: folder.path("small"), size: "192k")
+        defer { disk.unmount() }
+        let path = disk.path + "/fragmented.mp4"
+        let result = try pinhole(["record", "--device", "test", "--size", "640x480", "--fps", "30", "--quality", "0", "--no-audio", "--max-size", "0.1", "-o", path],
+                                 environment: env)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == path + "\n")
+        let said = result.stderr.split(separator: "\n").filter { $0.contains("fragmented") }
+        #expect(said.count == 1 && said[0].hasPrefix(path + " is saved and plays, but stays fragmented (the disk is full)")
+                && said[0].contains("Free some space and rewrite it with `ffmpeg -i FILE -c copy -movflags faststart NEW.mp4`."), "\(result.stderr)")
+        // What it says is so: complete and playable, fragmented, nothing else left on the disk.
+        #expect(try mp4Boxes(path).contains("moof"))
+        #expect(try decodesCleanly(path))
+        let length = Double(try ffprobe(path, "format=duration")["duration"] ?? "") ?? 0
+        #expect(length >= 3, "the whole recording is kept: \(length) s")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: disk.path) == ["fragmented.mp4"], "no temporary files")
+    }
+
+    @Test("a movie in the library with no room for its final rewrite: exit 0, indexed, one line saying the library finishes it, which opening it with room does")
+    func recordLeftFragmentedInLibrary() throws {
+        let folder = try TemporaryDirectory()
+        let env = try isolatedEnvironment(folder)
+        // Only the videos folder is small (the index lives elsewhere): see recordLeftFragmented.
+        let disk = try SmallDisk(at: folder.path("Videos/Camera"), size: "192k")
+        defer { disk.unmount() }
+        let result = try pinhole(["record", "--device", "test", "--size", "640x480", "--fps", "30", "--quality", "0", "--no-audio", "--max-size", "0.1"],
+                                 environment: env)
+        #expect(result.status == 0, "\(result.stderr)")
+        let path = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(path.hasPrefix(disk.path + "/Video from ") && path.hasSuffix(".mp4"), "\(path)")
+        let said = result.stderr.split(separator: "\n").filter { $0.contains("fragmented") }
+        #expect(said.count == 1 && said[0] == path + " is saved and plays, but stays fragmented (the disk is full), so some players cannot seek in it. "
+                + "Free some space: the library finishes it the next time it is opened.", "\(result.stderr)")
+        #expect(try mp4Boxes(path).contains("moof"))
+        let frames = try videoFrameTimes(path).count
+        // Indexed as it is; once there is room, the next opening of the library makes it regular.
+        let listed = try pinhole(["library", "list", "--type", "video"], environment: env)
+        #expect(listed.status == 0 && listed.stdout.contains(path), "\(listed.stdout) \(listed.stderr)")
+        try disk.resize(to: "1m")
+        let opened = try pinhole(["library", "list", "--type", "video"], environment: env)
+        #expect(opened.status == 0 && opened.stdout.contains(path), "\(opened.stdout) \(opened.stderr)")
+        let boxes = try mp4Boxes(path)
+        #expect(!boxes.contains("moof") && boxes.hasPrefix("ftyp moov"), "finished as a regular MP4: \(boxes)")
+        #expect(try videoFrameTimes(path).count == frames)
+        #expect(try decodesCleanly(path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: disk.path) == [(path as NSString).lastPathComponent], "no temporary files")
+    }
+
     @Test("record into a folder the user cannot write, or a path that cannot be made: exit 6, one line, no file, nothing said to be kept")
     func recordUnwritable() throws {
         let folder = try TemporaryDirectory()

@@ -17,6 +17,12 @@ public struct SmallDisk {
         self.path = path
     }
 
+    /// Gives it a new size ("1m"), keeping what is on it: room made on a full disk.
+    public func resize(to size: String) throws {
+        let remounted = try runTool("mount", ["-o", "remount,size=\(size)", path])
+        try #require(remounted.status == 0, "cannot resize the tmpfs at \(path): \(remounted.stderr)")
+    }
+
     /// Unmounts it.
     public func unmount() { _ = try? runTool("umount", ["-l", path]) }
 }
