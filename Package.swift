@@ -21,8 +21,6 @@ let package = Package(
         .systemLibrary(name: "CAV", path: "Sources/CAV", pkgConfig: "libavcodec"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
         .systemLibrary(name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebp"),
-        // No pkgConfig: libpulse's .pc adds -pthread, which SwiftPM refuses; its headers are in /usr/include.
-        .systemLibrary(name: "CPulse", path: "Sources/CPulse"),
         // The app's toolkit: GTK 4 and libadwaita (GLib, GObject, GIO), plus gettext and the hooks
         // that let the GLib main loop run Swift's main actor; libcanberra for the shutter sound.
         .systemLibrary(name: "CGtk", path: "Sources/CGtk", pkgConfig: "libadwaita-1"),
@@ -38,6 +36,9 @@ let package = Package(
         // FFmpeg and libheif for Media, opened with dlopen on first use (not linked: their dependency
         // trees would be loaded by every process at start); CAV links FFmpeg for the bench and tests.
         .target(name: "CMediaLoader", path: "Sources/CMediaLoader"),
+        // libpulse (PulseAudio's and PipeWire's sound servers) for Capture's microphones, opened
+        // with dlopen on first use likewise: only a recording with sound or a microphone list needs it.
+        .target(name: "CPulse", path: "Sources/CPulse"),
 
         // Media's pixel loops (SIMD range conversion, filters) are compiled optimised in debug builds
         // too: unspecialised SIMD generics made a 4K photo take over 10 s in the debug-built app and tests.

@@ -22,6 +22,6 @@ enum PulseErrno {
 
     /// PulseAudio's text for `code` ("Connection refused").
     static func message(_ code: Int32) -> String {
-        pa_strerror(code).map { String(cString: $0) } ?? "error \(code)"
+        pulse.pa_strerror(code).map { String(cString: $0) } ?? "error \(code)"
     }
 }

@@ -43,43 +43,44 @@ enum PulseIntrospection {
     /// The server's sources and default source. Throws `.noSoundServer` when nothing answers,
     /// `.soundServerNotResponding` after `timeout`, `.microphoneAccessDenied` when refused.
     static func snapshot(timeout: Duration) throws(CaptureError) -> Snapshot {
-        guard let mainloop = pa_mainloop_new() else { throw .audioFailed(microphone: "the sound server", reason: "out of memory") }
-        defer { pa_mainloop_free(mainloop) }
-        guard let context = pa_context_new(pa_mainloop_get_api(mainloop), "Pinhole") else {
+        try PulseLibrary.require()
+        guard let mainloop = pulse.pa_mainloop_new() else { throw .audioFailed(microphone: "the sound server", reason: "out of memory") }
+        defer { pulse.pa_mainloop_free(mainloop) }
+        guard let context = pulse.pa_context_new(pulse.pa_mainloop_get_api(mainloop), "Pinhole") else {
             throw .audioFailed(microphone: "the sound server", reason: "out of memory")
         }
-        defer { pa_context_unref(context) }
+        defer { pulse.pa_context_unref(context) }
         let query = Query()
         let userdata = Unmanaged.passUnretained(query).toOpaque()
-        pa_context_set_state_callback(context, { context, userdata in
+        pulse.pa_context_set_state_callback(context, { context, userdata in
             let query = Unmanaged<Query>.fromOpaque(userdata!).takeUnretainedValue()
-            switch pa_context_get_state(context) {
+            switch pulse.pa_context_get_state(context) {
             case PA_CONTEXT_READY: query.ready = true
-            case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED: query.failed = pa_context_errno(context)
+            case PA_CONTEXT_FAILED, PA_CONTEXT_TERMINATED: query.failed = pulse.pa_context_errno(context)
             default: break
             }
         }, userdata)
-        defer { pa_context_set_state_callback(context, nil, nil) }
+        defer { pulse.pa_context_set_state_callback(context, nil, nil) }
         // No autospawn: discovery must never start a sound server behind the user's back.
-        guard pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else {
-            throw PulseErrno.error(pa_context_errno(context), microphone: nil)
+        guard pulse.pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) >= 0 else {
+            throw PulseErrno.error(pulse.pa_context_errno(context), microphone: nil)
         }
-        defer { pa_context_disconnect(context) }
+        defer { pulse.pa_context_disconnect(context) }
 
         let deadline = SystemClock.monotonicNanoseconds() + AudioClock.nanoseconds(timeout)
         var asked = false
         while !query.isDone {
             if query.ready && !asked {
                 asked = true
-                let info = pa_context_get_server_info(context, { _, info, userdata in
+                let info = pulse.pa_context_get_server_info(context, { _, info, userdata in
                     let query = Unmanaged<Query>.fromOpaque(userdata!).takeUnretainedValue()
                     query.defaultSource = info?.pointee.default_source_name.map { String(cString: $0) }
                     query.serverInfoDone = true
                 }, userdata)
-                let list = pa_context_get_source_info_list(context, { context, info, eol, userdata in
+                let list = pulse.pa_context_get_source_info_list(context, { context, info, eol, userdata in
                     let query = Unmanaged<Query>.fromOpaque(userdata!).takeUnretainedValue()
                     if eol != 0 {
-                        if eol < 0 { query.failed = pa_context_errno(context) }
+                        if eol < 0 { query.failed = pulse.pa_context_errno(context) }
                         query.sourcesDone = true
                         return
                     }
@@ -89,15 +90,15 @@ enum PulseIntrospection {
                                                 isMonitor: info.monitor_of_sink != UInt32.max, sampleRate: Int(info.sample_spec.rate),
                                                 channelCount: Int(info.sample_spec.channels)))
                 }, userdata)
-                if let info { pa_operation_unref(info) }
-                if let list { pa_operation_unref(list) }
-                guard info != nil, list != nil else { throw PulseErrno.error(pa_context_errno(context), microphone: nil) }
+                if let info { pulse.pa_operation_unref(info) }
+                if let list { pulse.pa_operation_unref(list) }
+                guard info != nil, list != nil else { throw PulseErrno.error(pulse.pa_context_errno(context), microphone: nil) }
             }
             let left = deadline - SystemClock.monotonicNanoseconds()
             guard left > 0 else { throw .soundServerNotResponding(seconds: AudioClock.seconds(timeout)) }
             // Microseconds, rounded up so the last step does not spin.
-            guard pa_mainloop_prepare(mainloop, Int32(clamping: (left + 999) / 1000)) >= 0, pa_mainloop_poll(mainloop) >= 0,
-                  pa_mainloop_dispatch(mainloop) >= 0
+            guard pulse.pa_mainloop_prepare(mainloop, Int32(clamping: (left + 999) / 1000)) >= 0, pulse.pa_mainloop_poll(mainloop) >= 0,
+                  pulse.pa_mainloop_dispatch(mainloop) >= 0
             else { throw .audioFailed(microphone: "the sound server", reason: "PulseAudio's main loop failed") }
         }
         if let failed = query.failed { throw PulseErrno.error(failed, microphone: nil) }
