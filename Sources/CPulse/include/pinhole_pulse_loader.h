@@ -3,7 +3,7 @@
 // API lists sources (microphones).
 //
 // Linked, libpulse and its dependencies (libsndfile with FLAC, Vorbis, Opus and MP3 codecs, X11's
-// client libraries, D-Bus, libgcrypt, …: about 25 shared objects) were mapped and relocated by
+// client libraries, D-Bus, …: 20 shared objects) were mapped and relocated by
 // every process before `main`, though only a recording with sound or a microphone list calls
 // them. Capture calls them through this table of function pointers, filled by dlopen of the
 // sonames and dlsym of each function; the pointer types come from the headers (`__typeof__`),

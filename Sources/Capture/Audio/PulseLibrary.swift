@@ -3,7 +3,7 @@ import CPulse
 /// libpulse, opened the first time Capture talks to a sound server (a microphone list, a
 /// recording with sound).
 ///
-/// Linked at build time, libpulse and its dependency tree (about 25 shared objects: libsndfile
+/// Linked at build time, libpulse and its dependency tree (20 shared objects: libsndfile
 /// and its codecs, X11's client libraries, D-Bus, …) would be mapped and relocated by every
 /// process before `main`, a photo or `--version` included. Instead `CPulse` opens it with dlopen
 /// on first use and Capture calls it through `pulse`, a table of function pointers typed by
