@@ -125,13 +125,16 @@ final class CameraApplication {
 
     private func activate() {
         if window == nil, let model {
+            // The camera opens on a worker thread while the window is built; its first frames are
+            // made no larger than the window (the preview's exact size follows once it is laid out).
+            model.setPreviewSize(width: CameraWindow.defaultSize.width, height: CameraWindow.defaultSize.height)
+            model.start()
             let window = CameraWindow(application: gtkApp, model: model)
             self.window = window
             window.onPageChange = { [viewerActions, cameraActions] page in
                 for action in viewerActions { setEnabled(action, page == .viewer) }
                 for action in cameraActions { setEnabled(action, page == .camera) }
             }
-            model.start()
         }
         if let window { gtk_window_present(cast(window.window)) }
     }

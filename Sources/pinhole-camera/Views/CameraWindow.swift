@@ -52,13 +52,16 @@ final class CameraWindow {
     /// What the benchmark is told about the gallery's and the viewer's drawing (nil unless it asks).
     private var drawReport: DrawReport?
 
+    /// The window's size when it opens (GTK's logical pixels).
+    static let defaultSize = (width: 960, height: 720)
+
     init(application: UnsafeMutablePointer<GtkApplication>, model: CameraModel) {
         self.model = model
         preview = PreviewArea(mailbox: model.mailbox) { [unowned model] width, height in model.setPreviewSize(width: width, height: height) }
         header = HeaderControls(model: model)
         window = adw_application_window_new(application)
         gtk_window_set_title(cast(window), L("Camera"))
-        gtk_window_set_default_size(cast(window), 960, 720)
+        gtk_window_set_default_size(cast(window), Int32(CameraWindow.defaultSize.width), Int32(CameraWindow.defaultSize.height))
         gtk_widget_set_size_request(window, 360, 294)
 
         let camera = gtk_overlay_new()!

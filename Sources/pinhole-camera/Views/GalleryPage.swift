@@ -1,6 +1,7 @@
 import CameraModel
 import CGtk
 import Glibc
+import Media
 import PhotoLibrary
 
 /// The gallery: the library's photos and videos, newest first, in a `GtkGridView` of
@@ -265,8 +266,10 @@ final class GalleryPage {
         gtk_picture_set_paintable(cast(picture), nil)
         Task { [weak self] in
             guard let path = await self?.gallery.thumbnail(for: asset) else { return }
-            let loaded = await Task.detached { TextureBox(texture: gdk_texture_new_from_filename(path, nil)) }.value
-            guard let texture = loaded.texture else { return }
+            // Decoded by Media rather than GDK's loader: an opaque thumbnail becomes a 24-bit
+            // texture, which the cairo renderer draws at every frame of a scroll without GDK
+            // 4.8's slow per-pixel conversion of 32-bit ones (see `lendTexture`).
+            guard let texture = await decodedTexture(ofFile: path, longestSide: ThumbnailSize.xxLarge.rawValue) else { return }
             guard let self, self.assets[id] != nil, self.textures[id] == nil else {
                 g_object_unref(UnsafeMutableRawPointer(texture))
                 return

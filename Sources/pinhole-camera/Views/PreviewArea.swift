@@ -93,7 +93,7 @@ final class PreviewArea {
             shownSize = onScreen
             onResize(onScreen.width, onScreen.height)
         }
-        guard let frame = mailbox.take(), frame.format == .bgra else { return }
+        guard let frame = mailbox.take(), frame.format == .bgra || frame.format == .bgr24 else { return }
         let texture = lendTexture(frame)
         gtk_picture_set_paintable(cast(picture), cast(texture))
         g_object_unref(UnsafeMutableRawPointer(texture))

@@ -212,7 +212,7 @@ final class ViewerPage {
     private func load(_ asset: Asset, index: Int, longest: Int) {
         let path = asset.path
         loading = Task { [weak self] in
-            let decoded = await Task.detached { try? Thumbnailer().thumbnail(ofFile: path, longestSide: longest) }.value
+            let decoded = await Task.detached { try? Thumbnailer().thumbnail(ofFile: path, longestSide: longest).forDisplay() }.value
             guard let self, !Task.isCancelled, self.index == index else { return }
             guard let image = decoded else {
                 gtk_picture_set_paintable(cast(self.picture), nil)
