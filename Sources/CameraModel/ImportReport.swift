@@ -65,7 +65,7 @@ extension CameraWords {
     public static func importReason(_ error: LibraryError) -> String {
         switch error {
         case let .unsupportedFile(_, reason):
-            let detail = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
+            let detail = reason.description.hasSuffix(".") ? String(reason.description.dropLast()) : reason.description
             return translate("it is damaged or not a photo or video (%@)", detail)
         case let .cannotRead(_, failure): return readingWords(failure)
         case let .cannotWrite(_, failure): return words(failure)
