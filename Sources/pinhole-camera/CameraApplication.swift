@@ -273,8 +273,8 @@ final class CameraApplication {
             Sharing.showInFiles(window.currentItems.map(\.path), connection: g_application_get_dbus_connection(cast(self.app)))
         }
         addAction(map, "open-with") { [weak self] _ in
-            guard let window = self?.window, let item = window.currentItems.first else { return }
-            Sharing.openWith(item, parent: window.window)
+            guard let self, let window = self.window, let item = window.currentItems.first else { return }
+            OpenWith.open(item, parent: window.window, connection: g_application_get_dbus_connection(cast(self.app)))
         }
         addAction(map, "save-as") { [weak self] _ in
             guard let window = self?.window, let item = window.currentItems.first else { return }
