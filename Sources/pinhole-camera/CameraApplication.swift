@@ -214,6 +214,9 @@ final class CameraApplication {
         viewerActions = [
             addAction(map, "viewer-previous") { [weak self] _ in self?.window?.viewer.step(-1) },
             addAction(map, "viewer-next") { [weak self] _ in self?.window?.viewer.step(1) },
+            addAction(map, "viewer-play-pause") { [weak self] _ in self?.window?.viewer.playOrPause() },
+            addAction(map, "viewer-seek-backward") { [weak self] _ in self?.window?.viewer.seek(by: -ViewerPage.seekStep) },
+            addAction(map, "viewer-seek-forward") { [weak self] _ in self?.window?.viewer.seek(by: ViewerPage.seekStep) },
             addAction(map, "viewer-zoom-in") { [weak self] _ in self?.window?.viewer.zoomIn() },
             addAction(map, "viewer-zoom-out") { [weak self] _ in self?.window?.viewer.zoomOut() },
             addAction(map, "viewer-zoom-fit") { [weak self] _ in self?.window?.viewer.zoomToFit() },
@@ -243,6 +246,9 @@ final class CameraApplication {
         setAccels(gtkApp, "app.back", ["<Alt>Left"])
         setAccels(gtkApp, "app.viewer-previous", ["Left"])
         setAccels(gtkApp, "app.viewer-next", ["Right"])
+        setAccels(gtkApp, "app.viewer-play-pause", ["k"])
+        setAccels(gtkApp, "app.viewer-seek-backward", ["<Shift>Left"])
+        setAccels(gtkApp, "app.viewer-seek-forward", ["<Shift>Right"])
         setAccels(gtkApp, "app.viewer-zoom-in", ["<Control>plus", "<Control>equal", "<Control>KP_Add"])
         setAccels(gtkApp, "app.viewer-zoom-out", ["<Control>minus", "<Control>KP_Subtract"])
         setAccels(gtkApp, "app.viewer-zoom-fit", ["<Control>0"])

@@ -17,7 +17,8 @@ final class ViewerPage {
     private let stack: Widget
     private let scrolled: Widget
     private let picture: Widget
-    private let video: Widget
+    /// The video player (GtkVideo), shown for videos.
+    let video: Widget
     private let gallery: GalleryModel
     /// The information panel beside the picture.
     let info = InfoPanel()
