@@ -39,10 +39,10 @@ struct VideoTests {
         return Double(read.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    @Test("K pauses a playing video; Shift+Right goes 5 s on and Shift+Left 5 s back, and it stays paused; K plays on; the shortcuts window lists both")
+    @Test("K pauses a playing video (its play button's name follows); Shift+Right goes 5 s on and Shift+Left 5 s back, and it stays paused; K plays on; the shortcuts window lists both")
     func seek() throws {
         let session = try AppSession()
-        let length = 15.0
+        let length = 20.0
         _ = try Self.record(session, seconds: Int(length))
         try session.launch()
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
@@ -60,6 +60,9 @@ struct VideoTests {
             return paused == first
         }
         #expect(settled, "the video did not pause: \(paused)")
+        // GtkVideo's own buttons carry names: the play button says what it does, and Volume.
+        let button = { (name: String) in try session.accessibility("print(find('\(name)', pyatspi.ROLE_PUSH_BUTTON).name)").status == 0 }
+        #expect(try button("Play") && button("Volume"), "the video's buttons are unnamed, or the play button says Pause while paused")
         // Each way once, the one with room for 5 s first (where it paused depends on the
         // machine's speed): from the first half on then back, from the second back then on.
         var at = paused
@@ -78,6 +81,7 @@ struct VideoTests {
         try session.key("k")
         var playing = -1.0
         #expect(try waitFor(seconds: 30) { playing = try Self.position(session) ?? -1; return playing > at + 0.3 }, "from \(at): \(playing)")
+        #expect(try button("Pause"), "the play button does not say Pause while playing")
         // The shortcuts window (Ctrl+?) says so.
         try session.key("ctrl+question")
         #expect(try AppStateTests.shows(session, "Play or pause a video"))

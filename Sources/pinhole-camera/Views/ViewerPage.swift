@@ -83,6 +83,7 @@ final class ViewerPage {
         addClass(scrolled, "viewer")
         video = gtk_video_new()
         gtk_video_set_autoplay(cast(video), 1)
+        ViewerPage.nameControls(of: video)
         // A video asks for its own size; held in a scrolled window it fits the page instead of
         // growing the window.
         let videoFrame = gtk_scrolled_window_new()!
