@@ -106,6 +106,7 @@ final class CameraWindow {
             confirm.show(model.pendingPhoto!)
             gtk_stack_set_visible_child_name(cast(stack), "confirm")
         } else if model.screen == .preview {
+            status.previewShown()
             gtk_stack_set_visible_child_name(cast(stack), "camera")
         } else {
             status.show(model.screen)
