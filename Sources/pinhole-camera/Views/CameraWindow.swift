@@ -100,13 +100,39 @@ final class CameraWindow {
         drawReport = DrawReport(window: self)
     }
 
+    /// How long a camera may take to start before "Starting the Camera…" is shown.
+    static let slowStartMilliseconds: UInt32 = 1000
+    /// Whether the camera has been starting for longer than that (the status page says so).
+    private var startingIsSlow = false
+    /// Whether the slow-start timer is running.
+    private var timingStart = false
+
+    /// Starts the timer after which a camera still starting is said to be starting.
+    private func waitForSlowStart() {
+        guard !timingStart else { return }
+        timingStart = true
+        after(milliseconds: CameraWindow.slowStartMilliseconds) { [weak self] in
+            guard let self else { return }
+            self.timingStart = false
+            guard self.model.screen == .starting else { return }
+            self.startingIsSlow = true
+            self.update()
+        }
+    }
+
     /// Redraws everything from the model.
     func update() {
+        if model.screen != .starting { startingIsSlow = false }
         if model.pendingPhoto != nil {
             confirm.show(model.pendingPhoto!)
             gtk_stack_set_visible_child_name(cast(stack), "confirm")
         } else if model.screen == .preview {
             status.previewShown()
+            gtk_stack_set_visible_child_name(cast(stack), "camera")
+        } else if model.screen == .starting && !startingIsSlow {
+            // A camera usually starts in a fraction of a second: the (empty) preview stays, and
+            // "Starting the Camera…" appears only if it takes longer, instead of flashing by.
+            waitForSlowStart()
             gtk_stack_set_visible_child_name(cast(stack), "camera")
         } else {
             status.show(model.screen)
