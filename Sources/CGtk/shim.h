@@ -58,3 +58,16 @@ static inline void pinhole_command_line_print(GApplicationCommandLine *line, con
 static inline void pinhole_command_line_printerr(GApplicationCommandLine *line, const char *text) {
     g_application_command_line_printerr(line, "%s", text);
 }
+
+/// GDK's X11 surface type and window ID, declared here rather than through <gdk/x11/gdkx.h>,
+/// which would bring all of Xlib's names into Swift.
+extern GType gdk_x11_surface_get_type(void);
+extern unsigned long gdk_x11_surface_get_xid(GdkSurface *surface);
+/// The X11 window ID of `widget`'s toplevel (what a portal's "parent_window" calls x11:ID), or 0
+/// when it is not on X11 or not realized.
+static inline unsigned long pinhole_x11_window(GtkWidget *widget) {
+    GtkNative *native = gtk_widget_get_native(widget);
+    GdkSurface *surface = native ? gtk_native_get_surface(native) : NULL;
+    if (surface == NULL || !G_TYPE_CHECK_INSTANCE_TYPE(surface, gdk_x11_surface_get_type())) return 0;
+    return gdk_x11_surface_get_xid(surface);
+}

@@ -95,6 +95,8 @@ public final class CameraModel {
     private var retryTask: Task<Void, Never>?
     private var watchers: [Task<Void, Never>] = []
     private var wantsCamera = true
+    /// Whether `start()` has run.
+    private var started = false
     private var generation = 0
     /// Follows the accelerometer for the camera in use (see CameraModel+Rotation).
     var rotationTask: Task<Void, Never>?
@@ -113,7 +115,7 @@ public final class CameraModel {
         showsGrid = preferences.bool(PreferenceKey.grid)
         filter = LiveFilter(rawValue: preferences.string(PreferenceKey.filter)) ?? .none
         preview = PreviewSink(mailbox: mailbox)
-        preview.setFilter(filter)
+        applyFilter()
         video.setSampleBufferDelegate(preview, queue: preview.queue)
         session.sessionPreset = .high
         session.addOutput(video)
@@ -132,8 +134,19 @@ public final class CameraModel {
     // MARK: Lifetime
 
     /// Opens the library, finds the cameras and starts the preview; follows cameras coming and
-    /// going and the session's interruptions from then on.
+    /// going and the session's interruptions from then on. The camera is found and opened on a
+    /// worker thread from this call on, so an app that calls it before building its window has
+    /// both done at once. Calls after the first do nothing.
     public func start() {
+        guard !started else { return }
+        started = true
+        let attempt = beginAttempt()
+        let includeTest = usesTestCameras, last = preferences.string(PreferenceKey.lastCamera), wanted = videoMode, session = self.session
+        let opening = Task.detached { () -> (cameras: [CaptureDevice], device: CaptureDevice?, result: Result<Void, CaptureError>?) in
+            let found = CameraModel.usableCameras(includeTest: includeTest)
+            guard let device = CameraModel.preferredCamera(in: found, last: last) else { return (found, nil, nil) }
+            return (found, device, await CameraModel.open(device, wanted: wanted, in: session))
+        }
         Task {
             if await openLibrary() == nil, let error = libraryError {
                 onToast(CameraWords.translate("The photo library cannot be opened: %@", CameraWords.reason(error)))
@@ -141,7 +154,16 @@ public final class CameraModel {
         }
         watchSession()
         watchDevices()
-        Task { await refreshCameras(); await startCamera() }
+        Task {
+            let opened = await opening.value
+            cameras = opened.cameras
+            changed()
+            if let device = opened.device, let result = opened.result {
+                await finishStart(device, result: result, attempt: attempt)
+            } else if attempt == generation {
+                await startCamera()
+            }
+        }
     }
 
     /// Stops everything (the app is quitting): a recording is finished and saved first.
@@ -201,8 +223,13 @@ public final class CameraModel {
 
     /// The camera to open: the one used last when present, else a back camera, else the first.
     func preferredCamera() -> CaptureDevice? {
-        let last = preferences.string(PreferenceKey.lastCamera)
-        return cameras.first { $0.uniqueID == last } ?? cameras.first { $0.position == .back && $0.deviceType != .virtual }
+        CameraModel.preferredCamera(in: cameras, last: preferences.string(PreferenceKey.lastCamera))
+    }
+
+    /// The camera to open among `cameras`: the one whose ID is `last` when present, else a back
+    /// camera, else the first real one, else the first.
+    nonisolated static func preferredCamera(in cameras: [CaptureDevice], last: String) -> CaptureDevice? {
+        cameras.first { $0.uniqueID == last } ?? cameras.first { $0.position == .back && $0.deviceType != .virtual }
             ?? cameras.first { $0.deviceType != .virtual } ?? cameras.first
     }
 
@@ -215,31 +242,45 @@ public final class CameraModel {
     /// Opens the preferred camera (or `device`) and starts the preview, or shows why it cannot.
     func startCamera(_ device: CaptureDevice? = nil) async {
         guard wantsCamera else { return }
-        retryTask?.cancel()
-        generation += 1
-        let attempt = generation
+        let attempt = beginAttempt()
         guard let device = device ?? camera.flatMap({ current in cameras.first { $0.uniqueID == current.uniqueID } }) ?? preferredCamera() else {
             camera = nil
             screen = .noCamera
             return
         }
+        let session = self.session, wanted = videoMode
+        let result = await Task.detached { await CameraModel.open(device, wanted: wanted, in: session) }.value
+        await finishStart(device, result: result, attempt: attempt)
+    }
+
+    /// A new attempt to start the camera: earlier ones still under way are ignored when they end.
+    private func beginAttempt() -> Int {
+        retryTask?.cancel()
+        generation += 1
         if screen != .preview { screen = .starting }
-        let session = self.session
-        let wanted = videoMode
-        let result = await Task.detached { () -> Result<Void, CaptureError> in
-            do throws(CaptureError) {
-                let input = try CaptureDeviceInput(device: device)
-                session.beginConfiguration()
-                for old in session.inputs { session.removeInput(old) }
-                session.addInput(input)
-                try CameraModel.chooseStream(wanted, on: device, in: session)
-                await session.commitConfiguration()
-                try await session.start()
-                return .success(())
-            } catch {
-                return .failure(error)
-            }
-        }.value
+        return generation
+    }
+
+    /// Makes `device` the session's input with the stream `wanted` asks for, and starts it (on
+    /// the caller's thread: the model calls it from a worker).
+    nonisolated static func open(_ device: CaptureDevice, wanted: VideoMode?, in session: CaptureSession) async -> Result<Void, CaptureError> {
+        do throws(CaptureError) {
+            let input = try CaptureDeviceInput(device: device)
+            session.beginConfiguration()
+            for old in session.inputs { session.removeInput(old) }
+            session.addInput(input)
+            try CameraModel.chooseStream(wanted, on: device, in: session)
+            await session.commitConfiguration()
+            try await session.start()
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Shows what opening `device` gave: the preview, or the page saying why not (unless a newer
+    /// attempt has begun since).
+    private func finishStart(_ device: CaptureDevice, result: Result<Void, CaptureError>, attempt: Int) async {
         guard attempt == generation else { return }
         if camera?.uniqueID != device.uniqueID || rotationTask == nil { followRotation(of: device) }
         camera = device
@@ -364,18 +405,25 @@ public final class CameraModel {
     /// The live filter (remembered): shown in the preview and applied to saved photos.
     public func setFilter(_ filter: LiveFilter) {
         self.filter = filter
-        preview.setFilter(filter)
+        applyFilter()
         preferences.setString(PreferenceKey.filter, filter.rawValue)
         changed()
     }
 
-    /// Re-reads preferences that change how the camera works (mirroring).
+    /// Gives the preview the current filter and the frame format it needs.
+    private func applyFilter() {
+        preview.setFilter(filter)
+        let format = PreviewSink.pixelFormat(for: filter)
+        if video.videoSettings.pixelFormat != format { video.videoSettings.pixelFormat = format }
+    }
+
     /// The microphones a recording can take sound from (asked off the main thread: the sound
     /// server may take up to two seconds to answer; none without one).
     public func microphones() async -> [Microphone] {
         await Task.detached { Microphone.DiscoverySession().devices }.value
     }
 
+    /// Re-reads preferences that change how the camera works (mirroring).
     public func preferencesChanged() {
         applyMirroring()
         changed()

@@ -28,8 +28,12 @@ public final class FrameMailbox: Sendable {
     public init() {}
 
     /// Sets what runs (on the producer's thread) when a frame lands in an empty slot; it should
-    /// schedule a `take()` on the consumer's thread.
-    public func setWake(_ wake: (@Sendable () -> Void)?) { self.wake.withLock { $0 = wake.map(Wake.init) } }
+    /// schedule a `take()` on the consumer's thread. A frame already waiting (it arrived before
+    /// the consumer was there) wakes it at once, here, on the caller's thread.
+    public func setWake(_ wake: (@Sendable () -> Void)?) {
+        self.wake.withLock { $0 = wake.map(Wake.init) }
+        if let wake, slot.withLock({ $0.frame != nil }) { wake() }
+    }
 
     /// Leaves `frame` for the consumer, replacing an unread one.
     public func put(_ frame: PixelBuffer) {

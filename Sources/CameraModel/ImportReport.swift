@@ -60,16 +60,36 @@ public struct ImportReport: Sendable, Equatable {
 }
 
 extension CameraWords {
-    /// Why the library refused a file given to import, in the app's words (the library's own
-    /// description of damage stays in English inside them, as in the CLI).
+    /// Why the library refused a file given to import, in the app's words: its typed reason,
+    /// case by case (the library's own English description is never shown).
     public static func importReason(_ error: LibraryError) -> String {
         switch error {
-        case let .unsupportedFile(_, reason):
-            let detail = reason.hasSuffix(".") ? String(reason.dropLast()) : reason
-            return translate("it is damaged or not a photo or video (%@)", detail)
+        case let .unsupportedFile(_, reason): return words(reason)
         case let .cannotRead(_, failure): return readingWords(failure)
         case let .cannotWrite(_, failure): return words(failure)
         default: return reason(error)
+        }
+    }
+
+    /// Why a file is not a photo or video the library takes, in the app's words.
+    public static func words(_ reason: UnsupportedReason) -> String {
+        switch reason {
+        case .empty: return L("the file is empty")
+        case .notAnImage: return L("it is not a photo or video")
+        case .notAMovie: return L("it is not a video")
+        case let .damaged(error): return damageWords(error)
+        }
+    }
+
+    /// What Media found wrong with a file that starts as a photo or video, in the app's words.
+    static func damageWords(_ error: MediaError) -> String {
+        switch error {
+        case .corruptData, .bufferTooShort, .invalidMetadata: return L("the file is damaged or incomplete")
+        case let .imageTooLarge(width, height, _): return translate("the picture is too large to open (%@ × %@ pixels)", String(width), String(height))
+        case .invalidDimensions: return L("the picture's size in the file is impossible")
+        case .unsupported: return L("its kind of picture or video cannot be read")
+        case let .io(_, failure): return readingWords(failure)
+        case .strideTooSmall, .mismatch, .encoderFailed, .poolExhausted: return L("it could not be read as a photo or video")
         }
     }
 

@@ -18,12 +18,17 @@ final class PreviewSink: VideoDataOutputSampleBufferDelegate {
         filter.withLock { $0 = kind.imageFilter }
     }
 
+    /// The format the preview asks the camera's side for: 24-bit BGR, which GTK draws fastest (see
+    /// `lendTexture`), or BGRA while a live filter runs (filters work on 32-bit pixels).
+    static func pixelFormat(for filter: LiveFilter) -> PixelFormat { filter == .none ? .bgr24 : .bgra }
+
     /// Frames that arrived from the camera so far.
     var frameCount: Int { received.load(ordering: .relaxed) }
 
     func captureOutput(_ output: VideoDataOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
         received.add(1, ordering: .relaxed)
-        if let filter = filter.withLock({ $0 }) { try? filter.apply(to: sampleBuffer.imageBuffer) }
+        // A frame converted before the filter was chosen (BGR24) goes as it is: the next one is BGRA.
+        if let filter = filter.withLock({ $0 }), sampleBuffer.imageBuffer.format == .bgra { try? filter.apply(to: sampleBuffer.imageBuffer) }
         mailbox.put(sampleBuffer.imageBuffer)
     }
 }

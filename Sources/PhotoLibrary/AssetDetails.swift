@@ -25,7 +25,7 @@ public struct AssetDetails: Sendable, Equatable {
         let data: [UInt8]
         do throws(MediaError) { data = try FileBytes.read(path: path) } catch { throw LibraryError.from(error) }
         guard let kind = ImageKind(sniffing: data) else {
-            throw .unsupportedFile(path: path, reason: "it is not a JPEG, PNG, HEIF or WebP image")
+            throw .unsupportedFile(path: path, reason: .notAnImage)
         }
         let names: [ImageKind: String] = [.jpeg: "JPEG", .png: "PNG", .heif: "HEIF", .webp: "WebP"]
         let metadata = Thumbnailer.exifMetadata(in: data, kind: kind)

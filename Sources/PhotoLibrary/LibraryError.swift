@@ -8,8 +8,9 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
     case accessDenied(path: String, failure: FileFailure)
     /// The index database failed.
     case index(String)
-    /// A file given to import is not a supported photo or video (or is damaged).
-    case unsupportedFile(path: String, reason: String)
+    /// A file given to import is not a supported photo or video (or is damaged); `reason` says
+    /// which, as a case (`UnsupportedReason`), so callers put it into their own words.
+    case unsupportedFile(path: String, reason: UnsupportedReason)
     /// A file given to the library could not be read.
     case cannotRead(path: String, failure: FileFailure)
     /// The file is already in the library (same content).
@@ -60,12 +61,36 @@ public enum LibraryError: Error, Sendable, Equatable, CustomStringConvertible {
     /// called through `reading(_:_:)`).
     static func from(_ error: MediaError) -> LibraryError {
         if case let .io(path, failure) = error { return .cannotWrite(path: path, failure: failure) }
-        return .unsupportedFile(path: "the data", reason: error.description)
+        return .unsupportedFile(path: "the data", reason: .damaged(error))
     }
 
     /// The error for a file that could not be read (or read as what it claims to be).
     static func reading(_ path: String, _ error: MediaError) -> LibraryError {
         if case let .io(_, failure) = error { return .cannotRead(path: path, failure: failure) }
-        return .unsupportedFile(path: path, reason: error.description)
+        return .unsupportedFile(path: path, reason: .damaged(error))
+    }
+}
+
+/// Why the library did not take a file as a photo or video. Its description is the library's
+/// one line in English; the app and the CLI match the cases for their own words.
+public enum UnsupportedReason: Sendable, Equatable, CustomStringConvertible {
+    /// The file has no bytes.
+    case empty
+    /// The file is neither a JPEG, PNG, HEIF or WebP image nor a movie.
+    case notAnImage
+    /// The file is not an MP4, MOV, WebM or MKV movie (only a video was wanted).
+    case notAMovie
+    /// The file starts as one of the formats but Media could not read it: damaged, truncated,
+    /// too large to decode, or of a kind Media does not handle (the error says which).
+    case damaged(MediaError)
+
+    /// The reason in the library's words.
+    public var description: String {
+        switch self {
+        case .empty: "the file is empty"
+        case .notAnImage: "it is not a JPEG, PNG, HEIF or WebP image"
+        case .notAMovie: "it is not an MP4, MOV, WebM or MKV movie"
+        case let .damaged(error): error.description
+        }
     }
 }

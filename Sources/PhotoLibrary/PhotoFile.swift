@@ -15,9 +15,9 @@ struct PhotoFile {
     /// Reads and checks `data`: it must be a JPEG, PNG, HEIF or WebP that decodes (a small DCT-scaled
     /// decode catches truncation and damage without decoding the whole image).
     init(data: [UInt8], name: String, keepThumbnail: Bool = false) throws(LibraryError) {
-        guard !data.isEmpty else { throw .unsupportedFile(path: name, reason: "the file is empty") }
+        guard !data.isEmpty else { throw .unsupportedFile(path: name, reason: .empty) }
         guard let kind = ImageKind(sniffing: data) else {
-            throw .unsupportedFile(path: name, reason: "it is not a JPEG, PNG, HEIF or WebP image")
+            throw .unsupportedFile(path: name, reason: .notAnImage)
         }
         do {
             switch kind {
@@ -39,7 +39,7 @@ struct PhotoFile {
             let made = try Thumbnailer().thumbnail(of: data, size: keepThumbnail ? .large : .normal)
             thumbnail = keepThumbnail ? made : nil
         } catch {
-            throw .unsupportedFile(path: name, reason: error.description)
+            throw .unsupportedFile(path: name, reason: .damaged(error))
         }
         self.kind = kind
     }

@@ -45,7 +45,7 @@ extension PhotoLibrary {
                     if MediaEntry.isMovie(at: path) {
                         item = try placeVideo(from: path, moving: moving)
                     } else {
-                        if videoOnly { throw LibraryError.unsupportedFile(path: path, reason: "it is not an MP4, MOV, WebM or MKV movie") }
+                        if videoOnly { throw LibraryError.unsupportedFile(path: path, reason: .notAMovie) }
                         let data: [UInt8]
                         do { data = try FileBytes.read(path: path) } catch { throw LibraryError.reading(path, error) }
                         item = try writePhoto(data: data, name: path)

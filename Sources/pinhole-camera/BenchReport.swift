@@ -1,9 +1,11 @@
 import Glibc
 
 /// With PINHOLE_BENCH_REPORT=1 the app tells `pinhole-bench` (on standard error, one line each)
-/// when the first camera frame is drawn, when a photo is saved, and how many preview frames it
-/// drew and skipped, as CLOCK_MONOTONIC nanoseconds; `DrawReport` adds when the gallery and the
-/// viewer have drawn what they were asked for, and the gallery's frames. Nothing is printed otherwise.
+/// when a photo is saved, when the preview lets the camera go, and how many preview frames it
+/// drew and skipped, as CLOCK_MONOTONIC nanoseconds; `DrawReport` adds, from the window's frame
+/// clock, when the first camera frame was painted (at start and when the camera is back), when
+/// the gallery and the viewer have drawn what they were asked for, and the gallery's frames.
+/// Nothing is printed otherwise.
 enum BenchReport {
     /// Whether reporting is on.
     static let enabled = getenv("PINHOLE_BENCH_REPORT").map { String(cString: $0) == "1" } ?? false

@@ -125,13 +125,16 @@ final class CameraApplication {
 
     private func activate() {
         if window == nil, let model {
+            // The camera opens on a worker thread while the window is built; its first frames are
+            // made no larger than the window (the preview's exact size follows once it is laid out).
+            model.setPreviewSize(width: CameraWindow.defaultSize.width, height: CameraWindow.defaultSize.height)
+            model.start()
             let window = CameraWindow(application: gtkApp, model: model)
             self.window = window
             window.onPageChange = { [viewerActions, cameraActions] page in
                 for action in viewerActions { setEnabled(action, page == .viewer) }
                 for action in cameraActions { setEnabled(action, page == .camera) }
             }
-            model.start()
         }
         if let window { gtk_window_present(cast(window.window)) }
     }
@@ -214,6 +217,9 @@ final class CameraApplication {
         viewerActions = [
             addAction(map, "viewer-previous") { [weak self] _ in self?.window?.viewer.step(-1) },
             addAction(map, "viewer-next") { [weak self] _ in self?.window?.viewer.step(1) },
+            addAction(map, "viewer-play-pause") { [weak self] _ in self?.window?.viewer.playOrPause() },
+            addAction(map, "viewer-seek-backward") { [weak self] _ in self?.window?.viewer.seek(by: -ViewerPage.seekStep) },
+            addAction(map, "viewer-seek-forward") { [weak self] _ in self?.window?.viewer.seek(by: ViewerPage.seekStep) },
             addAction(map, "viewer-zoom-in") { [weak self] _ in self?.window?.viewer.zoomIn() },
             addAction(map, "viewer-zoom-out") { [weak self] _ in self?.window?.viewer.zoomOut() },
             addAction(map, "viewer-zoom-fit") { [weak self] _ in self?.window?.viewer.zoomToFit() },
@@ -243,6 +249,9 @@ final class CameraApplication {
         setAccels(gtkApp, "app.back", ["<Alt>Left"])
         setAccels(gtkApp, "app.viewer-previous", ["Left"])
         setAccels(gtkApp, "app.viewer-next", ["Right"])
+        setAccels(gtkApp, "app.viewer-play-pause", ["k"])
+        setAccels(gtkApp, "app.viewer-seek-backward", ["<Shift>Left"])
+        setAccels(gtkApp, "app.viewer-seek-forward", ["<Shift>Right"])
         setAccels(gtkApp, "app.viewer-zoom-in", ["<Control>plus", "<Control>equal", "<Control>KP_Add"])
         setAccels(gtkApp, "app.viewer-zoom-out", ["<Control>minus", "<Control>KP_Subtract"])
         setAccels(gtkApp, "app.viewer-zoom-fit", ["<Control>0"])
@@ -273,8 +282,8 @@ final class CameraApplication {
             Sharing.showInFiles(window.currentItems.map(\.path), connection: g_application_get_dbus_connection(cast(self.app)))
         }
         addAction(map, "open-with") { [weak self] _ in
-            guard let window = self?.window, let item = window.currentItems.first else { return }
-            Sharing.openWith(item, parent: window.window)
+            guard let self, let window = self.window, let item = window.currentItems.first else { return }
+            OpenWith.open(item, parent: window.window, connection: g_application_get_dbus_connection(cast(self.app)))
         }
         addAction(map, "save-as") { [weak self] _ in
             guard let window = self?.window, let item = window.currentItems.first else { return }

@@ -17,7 +17,10 @@ import CGtk
 ///   added) where it can be seen, and of the first that painted it with its thumbnail;
 /// - `viewer-open T`, `viewer-drawn T` and `viewer-settled T`: a photo was asked for in the viewer,
 ///   the end of the first frame that painted its decoded picture (the page may still be sliding
-///   in), and of the first that painted it in place (the slide-in over).
+///   in), and of the first that painted it in place (the slide-in over);
+/// - `first-frame T` and `preview-resumed T`: the end of the first frame that painted a camera
+///   frame in the visible preview, at start and after the camera was let go and taken again
+///   (`PreviewArea` says `preview-cleared T` when it lets go).
 ///
 /// The pages add two marks of their own between those: `gallery-splice T INSERTED REMOVED` when the
 /// grid's list follows a change of the gallery's items, and `viewer-decoded T` when the decoded
@@ -104,7 +107,9 @@ final class DrawReport {
             guard settled else { return }
             awaitedPicture = nil
             BenchReport.say("viewer-settled", end)
-        case .camera, .trash:
+        case .camera:
+            if let event = window.preview.takePaintReport() { BenchReport.say(event, end) }
+        case .trash:
             break
         }
     }

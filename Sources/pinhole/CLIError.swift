@@ -105,7 +105,7 @@ enum CLIError: Error {
     /// The line for a file given to `library import` that was not imported.
     static func importLine(for error: LibraryError) -> String {
         switch error {
-        case let .unsupportedFile(path, reason): return L("%@ cannot be imported: %@.", path, reason)
+        case let .unsupportedFile(path, reason): return L("%@ cannot be imported: %@.", path, reason.description)
         case let .cannotRead(path, failure): return L("%@ cannot be imported: %@.", path, words(failure))
         default: return line(for: error)
         }

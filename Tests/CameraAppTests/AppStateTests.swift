@@ -59,6 +59,37 @@ struct AppStateTests {
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
     }
 
+    @Test("access denied by the kernel: run as an unprivileged user, a camera node of group 'video' gives \"Camera Access Denied\" with the group and the command")
+    func accessDeniedForReal() throws {
+        let session = try AppSession(testCameras: false)
+        // A home of the user's own, and a character device named video0 that only root and the
+        // group 'video' may open (as a real camera's node, the user not in the group).
+        let home = session.folder.path("nobody")
+        let dev = home + "/dev"
+        for folder in [home, dev, home + "/runtime", home + "/config", home + "/cache", home + "/data", home + "/library"] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        let node = dev + "/video0"
+        let made = try runTool("mknod", ["-m", "660", node, "c", "1", "3"])
+        try #require(made.status == 0, "\(made.stderr)")
+        _ = try runTool("chgrp", ["video", node])
+        try AppSession.writeKeyfile([:], in: home + "/config")
+        _ = try runTool("chown", ["-R", "65534:65534", home + "/runtime", home + "/config", home + "/cache", home + "/data", home + "/library"])
+        chmod(home + "/runtime", 0o700)
+        chmod(session.folder.url.path, 0o755)
+        var environment = session.environment.filter { !["DBUS_SESSION_BUS_ADDRESS", "PINHOLE_TEST_CONTROL", "PINHOLE_TEST_CAMERA"].contains($0.key) }
+        environment.merge(["HOME": home, "XDG_RUNTIME_DIR": home + "/runtime", "XDG_CONFIG_HOME": home + "/config", "XDG_CACHE_HOME": home + "/cache",
+                           "XDG_DATA_HOME": home + "/data", "PINHOLE_LIBRARY": home + "/library", "PINHOLE_DEV_DIR": dev]) { $1 }
+        // The user's own session bus (the test's is root's, and a session bus takes its own user only).
+        let app = try BackgroundProcess(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/dbus-run-session", "--",
+                                         builtProduct("pinhole-camera")], environment: environment)
+        defer { app.stop() }
+        #expect(waitFor(seconds: patience) { session.windowID() != nil }, "no window: \(app.errors)")
+        let advice = "Camera Access Denied: You may not use the camera. It belongs to the group 'video': join it with `sudo usermod -aG video $USER`, then log out and back in."
+        #expect(waitFor(seconds: patience) { app.errors.contains(advice) }, "\(app.errors)")
+        #expect(!app.errors.contains("No Camera Found"), "the node is listed although it cannot be opened: \(app.errors)")
+    }
+
     @Test("minimised, the camera is let go (\"Camera Paused\" once the session has stopped); restored, the preview comes back")
     func releasedWhenMinimized() throws {
         let session = try AppSession()

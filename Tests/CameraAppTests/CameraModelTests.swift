@@ -90,6 +90,58 @@ struct CameraModelTests {
         #expect(saved?.hasPrefix(folder.path("library/Photos/")) == true, "\(saved ?? "nothing saved")")
     }
 
+    /// The msgids of the translation template (po/pinhole.pot), continuation lines joined.
+    static func templateMessages() throws -> Set<String> {
+        let template = try String(contentsOfFile: AppSession.repository + "/po/pinhole.pot", encoding: .utf8)
+        var messages = Set<String>(), current: String?
+        /// The text between a line's first and last double quote, its escapes undone.
+        func quoted(_ line: Substring) -> String {
+            guard let first = line.firstIndex(of: "\""), let last = line.lastIndex(of: "\""), first < last else { return "" }
+            return String(line[line.index(after: first)..<last]).replacingOccurrences(of: "\\\"", with: "\"").replacingOccurrences(of: "\\\\", with: "\\")
+        }
+        for line in template.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("msgid ") {
+                current = quoted(line)
+            } else if line.hasPrefix("\""), let text = current {
+                current = text + quoted(line)
+            } else if let text = current {
+                messages.insert(text)
+                current = nil
+            }
+        }
+        return messages
+    }
+
+    @Test("a file the library refuses to import is said by the case of its reason, in words of the translation template, never the library's own description")
+    func importRefusalWords() throws {
+        let messages = try Self.templateMessages()
+        let cases: [(reason: UnsupportedReason, words: String, message: String)] = [
+            (.empty, "the file is empty", "the file is empty"),
+            (.notAnImage, "it is not a photo or video", "it is not a photo or video"),
+            (.notAMovie, "it is not a video", "it is not a video"),
+            (.damaged(.corruptData(format: "JPEG", reason: "the data ends before the image does")), "the file is damaged or incomplete", "the file is damaged or incomplete"),
+            (.damaged(.bufferTooShort(needed: 8, actual: 4)), "the file is damaged or incomplete", "the file is damaged or incomplete"),
+            (.damaged(.invalidMetadata("bad IFD")), "the file is damaged or incomplete", "the file is damaged or incomplete"),
+            (.damaged(.imageTooLarge(width: 100_000, height: 90_000, maximumPixels: 1 << 28)), "the picture is too large to open (100000 × 90000 pixels)",
+             "the picture is too large to open (%@ × %@ pixels)"),
+            (.damaged(.invalidDimensions(width: 0, height: 4, reason: "the image declares an empty size")), "the picture's size in the file is impossible",
+             "the picture's size in the file is impossible"),
+            (.damaged(.unsupported("decoding JPEG to NV12")), "its kind of picture or video cannot be read", "its kind of picture or video cannot be read"),
+            (.damaged(.io(path: "/tmp/a.jpg", failure: .permissionDenied)), "permission denied", "permission denied"),
+            (.damaged(.encoderFailed(format: "PNG", reason: "out of memory")), "it could not be read as a photo or video", "it could not be read as a photo or video"),
+        ]
+        for (reason, words, message) in cases {
+            let said = CameraWords.importReason(.unsupportedFile(path: "/tmp/a.jpg", reason: reason))
+            #expect(said == words, "\(reason)")
+            #expect(messages.contains(message), "“\(message)” is not in po/pinhole.pot (scripts/translations update)")
+            if case let .damaged(error) = reason { #expect(!said.contains(error.description), "\(said)") }
+        }
+        // The same words in the line the import says.
+        var report = ImportReport()
+        report.refused = [.init(name: "broken.jpg", reason: CameraWords.importReason(.unsupportedFile(path: "/x/broken.jpg", reason: .damaged(.corruptData(format: "JPEG", reason: "truncated")))))]
+        #expect(report.messages == ["Nothing was imported", "broken.jpg could not be imported: the file is damaged or incomplete"])
+    }
+
     func waitForNewestItem(_ model: CameraModel) async -> String? {
         for _ in 0..<200 {
             if let item = model.newestItem { return item }

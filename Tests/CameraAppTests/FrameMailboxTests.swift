@@ -22,6 +22,20 @@ struct FrameMailboxTests {
         #expect(mailbox.counts.delivered == 1 && mailbox.counts.replaced == 2)
     }
 
+    @Test("a frame that arrived before the consumer set its wake-up wakes it at once (the camera opens while the window is built)")
+    func frameBeforeConsumer() throws {
+        let mailbox = FrameMailbox()
+        let frame = try PixelBuffer(format: .bgr24, width: 4, height: 4)
+        mailbox.put(frame)
+        let wakes = Mutex(0)
+        mailbox.setWake { wakes.withLock { $0 += 1 } }
+        #expect(wakes.withLock { $0 } == 1)
+        #expect(mailbox.take() === frame)
+        let empty = FrameMailbox()
+        empty.setWake { wakes.withLock { $0 += 1 } }
+        #expect(wakes.withLock { $0 } == 1, "no wake-up without a frame")
+    }
+
     /// An hour of frames through the mailbox keeps each wake-up as cheap as the first.
     @Test("a wake-up costs as little after an hour of frames at 30 fps as at the first (the function is not re-wrapped at each frame)")
     func wakeStaysCheap() throws {

@@ -91,7 +91,8 @@ struct ImportTests {
         #expect(waitFor(seconds: 10) { session.toasts.count == 3 }, "\(session.toasts)")
         let toasts = session.toasts
         #expect(toasts.filter { $0 == "again.jpg is already in the library" }.count == 1, "\(toasts)")
-        #expect(toasts.filter { $0.hasPrefix("broken.jpg could not be imported: it is damaged or not a photo or video (") }.count == 1, "\(toasts)")
+        // The reason in the app's words, not the library's description of the damage.
+        #expect(toasts.filter { $0 == "broken.jpg could not be imported: the file is damaged or incomplete" }.count == 1, "\(toasts)")
         #expect(toasts.first == "1 imported", "\(toasts)")
         // One new item in the index and on disk; no temporary file; the files given unchanged.
         #expect(try Self.count(session) == 2)
@@ -231,6 +232,23 @@ struct ImportTests {
         #expect(waitFor(seconds: 30) { session.windowID(named: "^Import Photos and Videos$") == nil }, "the chooser stayed")
         usleep(500_000)
         #expect(session.toasts.count == 7, "\(session.toasts)")
+    }
+
+    @Test("in Simplified Chinese (LANG=zh_CN.UTF-8) a damaged file's refusal gives its reason in Chinese, as the rest of the line")
+    func damagedInChinese() throws {
+        let locales = try AppSession.buildTranslations()
+        let session = try AppSession(extra: ["LANG": "zh_CN.UTF-8", "LANGUAGE": "zh_CN", "LC_ALL": "zh_CN.UTF-8", "PINHOLE_LOCALEDIR": locales])
+        let files = try Self.incoming(session)
+        // An empty file too: another of the library's reasons.
+        let empty = files.folder + "/empty.jpg"
+        try Data().write(to: URL(fileURLWithPath: empty))
+        try session.launch(title: "^相机$")
+        try session.action("import-files", variant: "['\(files.broken)', '\(empty)']")
+        #expect(waitFor(seconds: 30) { session.toasts.count == 3 }, "\(session.toasts)")
+        let toasts = session.toasts
+        #expect(toasts.contains("无法导入 broken.jpg：文件已损坏或不完整"), "\(toasts)")
+        #expect(toasts.contains("无法导入 empty.jpg：文件是空的"), "\(toasts)")
+        #expect(try Self.count(session) == 1)
     }
 }
 }

@@ -61,7 +61,7 @@ struct LibraryImportTests {
         #expect(lines.count == 3, "\(lines)")
         #expect(lines.first == "1 imported")
         #expect(lines.contains("copy of seeded.jpg is already in the library"))
-        let refusal = try #require(lines.first { $0.hasPrefix("damaged.jpg could not be imported: it is damaged or not a photo or video (") }, "\(lines)")
+        let refusal = try #require(lines.first { $0 == "damaged.jpg could not be imported: the file is damaged or incomplete" }, "\(lines)")
         #expect(!refusal.contains("\n") && !refusal.contains(folder.url.path), "\(refusal)")
         #expect(progress.last.map { $0 == (0, 0) } == true && progress.contains { $0 == (3, 3) }, "\(progress)")
         #expect(!importer.isRunning)

@@ -7,7 +7,8 @@ import TestSupport
 /// Sharing from the viewer the Linux way: the clipboard (read back by xclip), Show in Files (a
 /// stand-in file manager on the session's bus records the call), Save As through GTK's file
 /// chooser (the copy read back by exiftool), Open With through the app chooser (a test app
-/// records the file it was given).
+/// records the file it was given) or, where one runs, the OpenURI portal (a stand-in portal
+/// records the call).
 extension AppSuites {
 @Suite("The camera app's sharing, headless")
 struct SharingTests {
@@ -176,6 +177,43 @@ struct SharingTests {
         try session.key("alt+s", window: chooser)
         #expect(waitFor(seconds: 30) { (try? String(contentsOfFile: record, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == photo },
                 "the test app was not given the photo: \((try? String(contentsOfFile: record, encoding: .utf8)) ?? "nothing")")
+    }
+
+    @Test("Open With… through the OpenURI portal where one runs: OpenFile gets a read-only descriptor of the photo's file, ask=true and the window; when the portal fails the call or answers that it failed, GTK's app chooser opens instead")
+    func openWithPortal() throws {
+        let session = try AppSession()
+        try GalleryTests.snap(session)
+        // The stand-in portal answers the first call "done", fails the second and answers the
+        // third "failed" (response 2).
+        let fixture = AppSession.repository + "/Tests/Fixtures/fake-portal.py"
+        let portal = try BackgroundProcess(["/usr/bin/python3", fixture, "0", "error", "2"], environment: ["DBUS_SESSION_BUS_ADDRESS": session.busAddress])
+        defer { portal.stop() }
+        try #require(portal.waitForOutput(containing: "ready"), "the stand-in portal did not start: \(portal.errors)")
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        try Self.openViewer(session, items: 1)
+        let photo = try #require(session.files(in: session.photos).first)
+        let digest = try runTool("sha256sum", [photo]).stdout.split(separator: " ").first.map(String.init) ?? "none"
+        let window = try #require(session.windowID().flatMap { UInt($0) }.map { String($0, radix: 16) })
+        try session.action("open-with")
+        #expect(portal.waitForOutput(containing: "OpenFile "), "the portal was not called: \(portal.output) \(portal.errors)")
+        let calls = { portal.output.split(separator: "\n").filter { $0.hasPrefix("OpenFile ") }.map(String.init) }
+        #expect(calls().first == "OpenFile parent=x11:\(window) ask=True target=\(photo) mode=r sha256=\(digest)", "\(calls())")
+        // The portal's own chooser did it: GTK's does not open.
+        #expect(portal.waitForOutput(containing: "responded 0"), "\(portal.output)")
+        usleep(1_000_000)
+        #expect(session.windowID(named: "^Select Application$") == nil, "GTK's app chooser opened although the portal answered")
+        // A portal that fails the call: GTK's chooser instead, which Escape closes.
+        try session.action("open-with")
+        #expect(waitFor(seconds: 30) { calls().count == 2 }, "\(portal.output)")
+        #expect(waitFor(seconds: 30) { session.windowID(named: "^Select Application$") != nil }, "no app chooser after the portal failed")
+        try ImportTests.press("Escape", closing: "^Select Application$", in: session)
+        #expect(waitFor(seconds: 30) { session.windowID(named: "^Select Application$") == nil }, "the app chooser stayed")
+        // A portal that answers the request with a failure: GTK's chooser again.
+        try session.action("open-with")
+        #expect(portal.waitForOutput(containing: "responded 2"), "\(portal.output)")
+        #expect(waitFor(seconds: 30) { session.windowID(named: "^Select Application$") != nil }, "no app chooser after the portal's failure response")
+        try ImportTests.press("Escape", closing: "^Select Application$", in: session)
     }
 }
 }

@@ -168,6 +168,33 @@ extension VirtualCameraSuites {
             #expect(full.imageBuffer.width == 640 && full.imageBuffer.height == 480)
         }
 
+        @Test("24-bit BGR frames (the app's preview) are scaled, mirrored and turned like BGRA ones, with the bars' colours", arguments: [PixelFormat.bgr24, .bgra])
+        func previewFormats(format: PixelFormat) async throws {
+            let (session, output) = try await runningSession(front, format: format)
+            defer { session.stopRunning() }
+            output.videoSettings.maximumDimensions = .init(width: 320, height: 320)
+            let small = try #require(await Capture_Tests_frames(output, 2).last).imageBuffer
+            #expect(small.format == format && small.width == 320 && small.height == 240)
+            // Mirrored: black, blue, red, magenta, green, cyan, yellow, white (75%), 40 px each.
+            let expected: [(Int, Int, Int)] = [(16, 16, 16), (0, 0, 191), (191, 0, 0), (191, 0, 191), (0, 191, 0), (0, 191, 191), (191, 191, 0), (191, 191, 191)]
+            for (i, colour) in expected.enumerated() {
+                let p = small.bgraPixel(x: i * 40 + 20, y: 100)
+                let error = max(abs(Int(p.r) - colour.0), abs(Int(p.g) - colour.1), abs(Int(p.b) - colour.2))
+                #expect(error <= 6, "bar \(i): \(p)")
+            }
+            output.connection.videoRotationAngle = 90
+            let turned = try #require(await Capture_Tests_frames(output, 3).last)
+            #expect(turned.imageBuffer.format == format && turned.imageBuffer.width == 240 && turned.imageBuffer.height == 320)
+            let top = turned.imageBuffer.bgraPixel(x: 120, y: 10)
+            #expect(top.r < 30 && top.g < 30 && top.b < 30, "mirrored, then turned: the black bar along the top: \(top)")
+            output.connection.videoRotationAngle = 0
+            output.videoSettings.maximumDimensions = nil
+            let full = try #require(await Capture_Tests_frames(output, 3).last).imageBuffer
+            #expect(full.format == format && full.width == 640 && full.height == 480)
+            let left = full.bgraPixel(x: 20, y: 200)
+            #expect(left.r < 30 && left.g < 30 && left.b < 30, "unscaled, still mirrored: \(left)")
+        }
+
         @Test("a busy camera, a failing start and an unplugged camera give clear errors and events")
         func startFailures() async throws {
             let session = CaptureSession()

@@ -93,4 +93,31 @@ struct PixelBufferTests {
         #expect(PixelFormat(fourCC: 0x1234_5678) == nil)
         for format in PixelFormat.allCases { #expect(PixelFormat(fourCC: format.fourCC) == format) }
     }
+
+    @Test("forDisplay: an opaque picture becomes 24-bit BGR with the same colours; one with transparency stays BGRA, premultiplied")
+    func forDisplay() throws {
+        let image = try PixelBuffer(format: .bgra, width: 5, height: 3)
+        for y in 0..<3 {
+            for x in 0..<5 {
+                let p = image.baseAddress(ofPlane: 0) + y * Int(image.bytesPerRow(ofPlane: 0)) + x * 4
+                p[0] = UInt8(10 * x); p[1] = UInt8(50 + 20 * y); p[2] = 200; p[3] = 255
+            }
+        }
+        #expect(image.isOpaque)
+        let opaque = try image.forDisplay()
+        #expect(opaque.format == .bgr24 && opaque.width == 5 && opaque.height == 3)
+        for (x, y) in [(0, 0), (4, 2), (2, 1)] {
+            let a = image.bgraPixel(x: x, y: y), b = opaque.bgraPixel(x: x, y: y)
+            #expect(a.b == b.b && a.g == b.g && a.r == b.r, "(\(x), \(y)): \(a) → \(b)")
+        }
+        // Half-transparent in one corner: colours premultiplied there, left alone elsewhere.
+        image.baseAddress(ofPlane: 0)[3] = 128
+        #expect(!image.isOpaque)
+        let translucent = try image.forDisplay()
+        #expect(translucent.format == .bgra)
+        let corner = translucent.bgraPixel(x: 0, y: 0), other = translucent.bgraPixel(x: 4, y: 2)
+        #expect(corner.a == 128 && abs(Int(corner.r) - 100) <= 1 && abs(Int(corner.g) - 25) <= 1, "\(corner)")
+        #expect(other.a == 255 && other.r == 200 && other.b == 40, "\(other)")
+        #expect(throws: MediaError.self) { try PixelBuffer(format: .i420, width: 4, height: 4).forDisplay() }
+    }
 }

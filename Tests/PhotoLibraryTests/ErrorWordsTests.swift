@@ -19,7 +19,7 @@ struct ErrorWordsTests {
     @Test("every LibraryError and MediaError case, with every file failure")
     func noCommandLineAdvice() {
         var library: [LibraryError] = [
-            .index("database disk image is malformed"), .unsupportedFile(path: "/tmp/junk.png", reason: "it is not a JPEG, PNG, HEIF or WebP image"),
+            .index("database disk image is malformed"), .unsupportedFile(path: "/tmp/junk.png", reason: .notAnImage),
             .duplicate(path: "/tmp/a.jpg", existing: "/home/u/Pictures/Camera/a.jpg"), .notFound("abc123"), .albumNotFound("Trips"),
             .albumExists("Trips"), .invalidAlbumName("two\nlines"), .invalidAlbumName(""), .damagedTrashEntry(path: "/home/u/.local/share/Trash/info/a.jpg.trashinfo"),
             .cannotExport(id: "abc123", reason: "the movie has no video stream"),

@@ -79,7 +79,7 @@ public struct ThumbnailCache: Sendable {
                 ("Software", ThumbnailCache.software),
             ])
         } catch {
-            throw .unsupportedFile(path: path, reason: error.description)
+            throw .unsupportedFile(path: path, reason: .damaged(error))
         }
         try replace(target, with: png)
         return target

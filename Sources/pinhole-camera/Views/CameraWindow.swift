@@ -52,13 +52,16 @@ final class CameraWindow {
     /// What the benchmark is told about the gallery's and the viewer's drawing (nil unless it asks).
     private var drawReport: DrawReport?
 
+    /// The window's size when it opens (GTK's logical pixels).
+    static let defaultSize = (width: 960, height: 720)
+
     init(application: UnsafeMutablePointer<GtkApplication>, model: CameraModel) {
         self.model = model
         preview = PreviewArea(mailbox: model.mailbox) { [unowned model] width, height in model.setPreviewSize(width: width, height: height) }
         header = HeaderControls(model: model)
         window = adw_application_window_new(application)
         gtk_window_set_title(cast(window), L("Camera"))
-        gtk_window_set_default_size(cast(window), 960, 720)
+        gtk_window_set_default_size(cast(window), Int32(CameraWindow.defaultSize.width), Int32(CameraWindow.defaultSize.height))
         gtk_widget_set_size_request(window, 360, 294)
 
         let camera = gtk_overlay_new()!
@@ -97,12 +100,39 @@ final class CameraWindow {
         drawReport = DrawReport(window: self)
     }
 
+    /// How long a camera may take to start before "Starting the Camera…" is shown.
+    static let slowStartMilliseconds: UInt32 = 1000
+    /// Whether the camera has been starting for longer than that (the status page says so).
+    private var startingIsSlow = false
+    /// Whether the slow-start timer is running.
+    private var timingStart = false
+
+    /// Starts the timer after which a camera still starting is said to be starting.
+    private func waitForSlowStart() {
+        guard !timingStart else { return }
+        timingStart = true
+        after(milliseconds: CameraWindow.slowStartMilliseconds) { [weak self] in
+            guard let self else { return }
+            self.timingStart = false
+            guard self.model.screen == .starting else { return }
+            self.startingIsSlow = true
+            self.update()
+        }
+    }
+
     /// Redraws everything from the model.
     func update() {
+        if model.screen != .starting { startingIsSlow = false }
         if model.pendingPhoto != nil {
             confirm.show(model.pendingPhoto!)
             gtk_stack_set_visible_child_name(cast(stack), "confirm")
         } else if model.screen == .preview {
+            status.previewShown()
+            gtk_stack_set_visible_child_name(cast(stack), "camera")
+        } else if model.screen == .starting && !startingIsSlow {
+            // A camera usually starts in a fraction of a second: the (empty) preview stays, and
+            // "Starting the Camera…" appears only if it takes longer, instead of flashing by.
+            waitForSlowStart()
             gtk_stack_set_visible_child_name(cast(stack), "camera")
         } else {
             status.show(model.screen)

@@ -1,6 +1,7 @@
 import CameraModel
 import CGtk
 import Glibc
+import Media
 import PhotoLibrary
 
 /// The gallery: the library's photos and videos, newest first, in a `GtkGridView` of
@@ -263,10 +264,14 @@ final class GalleryPage {
             return
         }
         gtk_picture_set_paintable(cast(picture), nil)
+        // A fast scroll binds and rebinds cells faster than thumbnails load: an item whose cell
+        // shows another one by the time its turn comes is not asked for or decoded.
         Task { [weak self] in
-            guard let path = await self?.gallery.thumbnail(for: asset) else { return }
-            let loaded = await Task.detached { TextureBox(texture: gdk_texture_new_from_filename(path, nil)) }.value
-            guard let texture = loaded.texture else { return }
+            guard self?.isShown(id) == true, let path = await self?.gallery.thumbnail(for: asset), self?.isShown(id) == true else { return }
+            // Decoded by Media rather than GDK's loader: an opaque thumbnail becomes a 24-bit
+            // texture, which the cairo renderer draws at every frame of a scroll without GDK
+            // 4.8's slow per-pixel conversion of 32-bit ones (see `lendTexture`).
+            guard let texture = await decodedTexture(ofFile: path, longestSide: ThumbnailSize.xxLarge.rawValue) else { return }
             guard let self, self.assets[id] != nil, self.textures[id] == nil else {
                 g_object_unref(UnsafeMutableRawPointer(texture))
                 return
@@ -281,6 +286,9 @@ final class GalleryPage {
             }
         }
     }
+
+    /// Whether a cell is bound to the item `id` now.
+    private func isShown(_ id: String) -> Bool { shown.values.contains(id) }
 
     /// The items whose cells can be seen in the grid's viewport now (even in part): each one's
     /// position in the grid and whether it shows its thumbnail. The cells bound to items that lie

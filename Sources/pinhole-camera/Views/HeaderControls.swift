@@ -81,15 +81,20 @@ final class HeaderControls {
         return squeezer
     }
 
-    /// An icon-only menu button whose menu items are detailed action names.
+    /// An icon-only menu button whose menu items are detailed action names. Its popover menu is
+    /// made the first time it opens, not with the window: GTK builds a popover and a widget per
+    /// item as soon as a menu model is set, and the header's five menus did so at every start.
     static func menuButton(icon: String, name: String, items: [(String, String)]) -> Widget {
         let button = gtk_menu_button_new()!
         gtk_menu_button_set_icon_name(cast(button), icon)
         label(button, name)
         let menu = g_menu_new()
         for (title, action) in items { g_menu_append(menu, title, action) }
-        gtk_menu_button_set_menu_model(cast(button), cast(menu))
-        g_object_unref(UnsafeMutableRawPointer(menu))
+        // The button keeps the menu (unreferenced with the button) until it first opens.
+        gtk_menu_button_set_create_popup_func(cast(button), { button, menu in
+            guard let button, let menu, gtk_menu_button_get_popover(button) == nil else { return }
+            gtk_menu_button_set_menu_model(button, menu.assumingMemoryBound(to: GMenuModel.self))
+        }, UnsafeMutableRawPointer(menu), { menu in g_object_unref(menu) })
         return button
     }
 

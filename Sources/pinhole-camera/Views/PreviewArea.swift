@@ -93,16 +93,44 @@ final class PreviewArea {
             shownSize = onScreen
             onResize(onScreen.width, onScreen.height)
         }
-        guard let frame = mailbox.take(), frame.format == .bgra else { return }
+        guard let frame = mailbox.take(), frame.format == .bgra || frame.format == .bgr24 else { return }
         let texture = lendTexture(frame)
         gtk_picture_set_paintable(cast(picture), cast(texture))
         g_object_unref(UnsafeMutableRawPointer(texture))
         drawnFrames += 1
-        if drawnFrames == 1 { BenchReport.say("first-frame", BenchReport.now) }
+        // What a person sees: frames given while a status page covers the preview do not count.
+        guard gtk_widget_get_mapped(picture) != 0 else { return }
+        visibleFrames += 1
+        if visibleFrames == 1 { paintReport = "first-frame" }
+        if cleared {
+            cleared = false
+            paintReport = "preview-resumed"
+        }
+    }
+
+    /// Frames drawn while the picture could be seen (not hidden behind a status page or another page).
+    private var visibleFrames = 0
+    /// Whether the picture was dropped after frames had been seen, and none has been seen since.
+    private var cleared = false
+    /// The benchmark's event for the next frame painted (`first-frame`, or `preview-resumed` after
+    /// the camera was let go and taken again), said by `DrawReport` once GTK has painted it.
+    private var paintReport: String?
+
+    /// The benchmark's event awaiting the next paint, if any (emptied).
+    func takePaintReport() -> String? {
+        defer { paintReport = nil }
+        return paintReport
     }
 
     /// Drops the picture (the camera was let go or failed).
-    func clear() { gtk_picture_set_paintable(cast(picture), nil) }
+    func clear() {
+        gtk_picture_set_paintable(cast(picture), nil)
+        if !cleared && visibleFrames > 0 {
+            cleared = true
+            paintReport = nil
+            BenchReport.say("preview-cleared", BenchReport.now)
+        }
+    }
 
     private var shownCountdown: Int?
 

@@ -5,7 +5,7 @@ import Media
 import PhotoLibrary
 
 /// Sharing the Linux way, where there is no system share sheet: copy (image data and files),
-/// drag out, Open With…, Show in Files and Save As….
+/// drag out, Show in Files and Save As… (Open With… is `OpenWith`).
 @MainActor
 enum Sharing {
     /// The header bar's Share menu: Copy, Open With…, Show in Files, Save As… (the app's
@@ -116,25 +116,6 @@ enum Sharing {
                  method: "ShowItems", parameters: parameters) { succeeded in
             if !succeeded { openFolder() }
         }
-    }
-
-    /// The app chooser for `asset`'s kind of file; the app chosen opens it.
-    static func openWith(_ asset: Asset, parent: Widget) {
-        let file = g_file_new_for_path(asset.path)
-        defer { g_object_unref(UnsafeMutableRawPointer(file)) }
-        let dialog = gtk_app_chooser_dialog_new(cast(parent), GTK_DIALOG_MODAL, file)!
-        connectResponse(UnsafeMutableRawPointer(dialog)) { response in
-            if response == GTK_RESPONSE_OK.rawValue, let info = gtk_app_chooser_get_app_info(OpaquePointer(dialog)) {
-                let launched = g_file_new_for_path(asset.path)
-                let list = g_list_append(nil, UnsafeMutableRawPointer(launched))
-                g_app_info_launch(info, list, nil, nil)
-                g_list_free(list)
-                g_object_unref(UnsafeMutableRawPointer(launched))
-                g_object_unref(UnsafeMutableRawPointer(info))
-            }
-            gtk_window_destroy(cast(dialog))
-        }
-        gtk_window_present(cast(dialog))
     }
 
     /// Save As…: a file chooser named like the item, with "Remove location" offered (and on)

@@ -10,7 +10,8 @@ enum ShortcutsWindow {
         [("space", L("Take a photo, or start and stop recording")), ("b", L("Take a burst of photos")), ("v", L("Switch between photo and video")),
          ("c", L("Switch camera")), ("t", L("Change the self-timer")), ("g", L("Show or hide the grid")), ("p", L("Pause or resume recording")),
          ("Escape", L("Cancel the self-timer, or go back")), ("<Control>g", L("Show the gallery")), ("<Control>a", L("Select all in the gallery")), ("<Alt>Left", L("Go back")),
-         ("Left Right", L("Previous or next item in the viewer")), ("<Control>plus <Control>minus", L("Zoom in or out")), ("<Control>0", L("Fit to the window")),
+         ("Left Right", L("Previous or next item in the viewer")), ("k", L("Play or pause a video")), ("<Shift>Left <Shift>Right", L("Back or forward 5 seconds in a video")),
+         ("<Control>plus <Control>minus", L("Zoom in or out")), ("<Control>0", L("Fit to the window")),
          ("f", L("Mark or unmark as favourite")), ("<Alt>Return", L("Show or hide the properties")), ("Delete", L("Move to Trash")), ("<Control>c", L("Copy")), ("<Control><Shift>s", L("Save As…")),
          ("<Control>i", L("Import photos and videos")), ("<Shift><Control>i", L("Import a folder")), ("<Control>comma", L("Preferences")), ("<Control>question", L("Keyboard shortcuts")),
          ("<Control>w", L("Close the window")), ("<Control>q", L("Quit"))]

@@ -1,5 +1,6 @@
 import CameraModel
 import CGtk
+import Glibc
 
 /// The full-window pages for every state but the preview: no camera, access denied, busy,
 /// failed, released. One AdwStatusPage whose words and buttons change.
@@ -9,6 +10,11 @@ final class StatusPages {
     let widget: Widget
     let primary: Widget
     let secondary: Widget
+    /// The last screen shown (a page shown again without the preview between is not written again).
+    private var logged: CameraScreen?
+
+    /// The preview is shown: the next page is news again.
+    func previewShown() { logged = .preview }
 
     init() {
         widget = adw_status_page_new()
@@ -57,6 +63,17 @@ final class StatusPages {
         adw_status_page_set_icon_name(cast(widget), icon)
         adw_status_page_set_title(cast(widget), title)
         adw_status_page_set_description(cast(widget), body)
+        // A state that keeps the camera from working goes to the journal too, once, as toasts do.
+        if screen != logged {
+            logged = screen
+            switch screen {
+            case .noCamera, .accessDenied, .busy, .failed:
+                let line = "pinhole-camera: \(title): \(body)\n"
+                _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+            case .starting, .released, .preview:
+                break
+            }
+        }
         for (button, choice) in [(primary, first), (secondary, second)] {
             gtk_widget_set_visible(button, choice == nil ? 0 : 1)
             if let choice {

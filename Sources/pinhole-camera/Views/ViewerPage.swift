@@ -17,7 +17,8 @@ final class ViewerPage {
     private let stack: Widget
     private let scrolled: Widget
     private let picture: Widget
-    private let video: Widget
+    /// The video player (GtkVideo), shown for videos.
+    let video: Widget
     private let gallery: GalleryModel
     /// The information panel beside the picture.
     let info = InfoPanel()
@@ -82,6 +83,7 @@ final class ViewerPage {
         addClass(scrolled, "viewer")
         video = gtk_video_new()
         gtk_video_set_autoplay(cast(video), 1)
+        ViewerPage.nameControls(of: video)
         // A video asks for its own size; held in a scrolled window it fits the page instead of
         // growing the window.
         let videoFrame = gtk_scrolled_window_new()!
@@ -212,7 +214,7 @@ final class ViewerPage {
     private func load(_ asset: Asset, index: Int, longest: Int) {
         let path = asset.path
         loading = Task { [weak self] in
-            let decoded = await Task.detached { try? Thumbnailer().thumbnail(ofFile: path, longestSide: longest) }.value
+            let decoded = await Task.detached { try? Thumbnailer().thumbnail(ofFile: path, longestSide: longest).forDisplay() }.value
             guard let self, !Task.isCancelled, self.index == index else { return }
             guard let image = decoded else {
                 gtk_picture_set_paintable(cast(self.picture), nil)
