@@ -141,7 +141,7 @@ struct AppBenchmark {
         let appNote = "app: CPU \(Format.fixed(ours.cpu, 2)) s over \(Format.fixed(ours.wall, 1)) s from 1 s after its first frame "
             + "(/proc/PID/stat utime+stime, all threads; \(ours.threadSummary); Xvfb meanwhile \(ours.serverSummary)); "
             + "whole process (wait4) \(Format.fixed(exit.cpuSeconds, 2)) s CPU in \(Format.fixed(exit.wallSeconds, 1)) s including start-up; "
-            + "it converts YUYV→BGRA and scales it to the picture's size on screen (libyuv, off the main thread), which GTK draws 1:1 (cairo); exit \(exit.status)"
+            + "it converts YUYV→I420, scales it to the picture's size on screen and converts it to 24-bit BGR (libyuv, off the main thread), which GTK draws 1:1 (cairo); exit \(exit.status)"
 
         // Also builds GStreamer's plugin registry in the session's cache folder, before any timed run.
         for sink in ["gtksink", "ximagesink", "fakesink"] {
