@@ -49,9 +49,20 @@ public enum CameraWords {
         case let .albumExists(name): return translate("an album called “%@” already exists", name)
         case let .albumNotFound(name): return translate("there is no album called “%@”", name)
         case .invalidAlbumName: return L("an album's name must be one line of text, not empty")
-        default: return "\(error)"
+        case let .unsupportedFile(path, reason): return translate("%@ cannot be read as a photo or video: %@", fileName(path), words(reason))
+        case let .cannotRead(path, failure): return translate("%@ cannot be read: %@", fileName(path), readingWords(failure))
+        case let .duplicate(path, _): return translate("%@ is already in the library", fileName(path))
+        case .notFound: return L("the photo or video is no longer in the library")
+        case let .cannotTrash(path, failure): return translate("%@ could not be moved to the Trash: %@", fileName(path), words(failure))
+        case let .damagedTrashEntry(path): return translate("the Trash entry %@ does not say where its file came from", fileName(path))
+        // SQLite's and the exporter's own explanations have no translation: they are kept, in brackets.
+        case let .index(detail): return translate("the library's index failed (%@)", detail)
+        case let .cannotExport(_, detail): return translate("the copy could not be made (%@)", detail)
         }
     }
+
+    /// The last part of a path: what a person recognises in a message.
+    static func fileName(_ path: String) -> String { String(path.split(separator: "/").last ?? Substring(path)) }
 
     /// Why a file could not be written, in the app's words.
     public static func words(_ failure: FileFailure) -> String {
@@ -63,7 +74,10 @@ public enum CameraWords {
         case .notFound: return L("the folder does not exist")
         case .notAFolder: return L("a part of the folder's path is a file")
         case .exists: return L("a file of that name exists")
-        default: return "\(failure)"
+        case .notRegularFile: return L("it is not a regular file")
+        case .tooLarge: return L("the file is too large")
+        // The C library's words for the error, in the user's language where it has them.
+        case let .system(errno): return String(cString: strerror(errno))
         }
     }
 

@@ -142,6 +142,34 @@ struct CameraModelTests {
         #expect(report.messages == ["Nothing was imported", "broken.jpg could not be imported: the file is damaged or incomplete"])
     }
 
+    @Test("every library error is said in the app's words by its case (a translatable message), never as the library's English line")
+    func libraryErrorWords() throws {
+        let messages = try Self.templateMessages()
+        let cases: [(error: LibraryError, words: String, message: String)] = [
+            (.accessDenied(path: "/p/Photos", failure: .permissionDenied), "/p/Photos cannot be used (permission denied). Check the folder's permissions.",
+             "%@ cannot be used (%@). Check the folder's permissions."),
+            (.index("disk I/O error"), "the library's index failed (disk I/O error)", "the library's index failed (%@)"),
+            (.unsupportedFile(path: "/p/a.jpg", reason: .empty), "a.jpg cannot be read as a photo or video: the file is empty", "%@ cannot be read as a photo or video: %@"),
+            (.cannotRead(path: "/p/a.jpg", failure: .notFound), "a.jpg cannot be read: the file does not exist", "%@ cannot be read: %@"),
+            (.duplicate(path: "/p/a.jpg", existing: "/l/b.jpg"), "a.jpg is already in the library", "%@ is already in the library"),
+            (.notFound("42"), "the photo or video is no longer in the library", "the photo or video is no longer in the library"),
+            (.albumNotFound("Trips"), "there is no album called “Trips”", "there is no album called “%@”"),
+            (.albumExists("Trips"), "an album called “Trips” already exists", "an album called “%@” already exists"),
+            (.invalidAlbumName(""), "an album's name must be one line of text, not empty", "an album's name must be one line of text, not empty"),
+            (.cannotWrite(path: "/p/a.jpg", failure: .diskFull), "the disk is full; free some space", "the disk is full; free some space"),
+            (.cannotTrash(path: "/p/a.jpg", failure: .readOnly), "a.jpg could not be moved to the Trash: the disk is read-only", "%@ could not be moved to the Trash: %@"),
+            (.damagedTrashEntry(path: "/t/info/a.jpg.trashinfo"), "the Trash entry a.jpg.trashinfo does not say where its file came from",
+             "the Trash entry %@ does not say where its file came from"),
+            (.cannotExport(id: "42", reason: "no room"), "the copy could not be made (no room)", "the copy could not be made (%@)"),
+        ]
+        for (error, words, message) in cases {
+            #expect(CameraWords.reason(error) == words, "\(error)")
+            #expect(CameraWords.reason(error) != error.description)
+            #expect(messages.contains(message), "“\(message)” is not in po/pinhole.pot (scripts/translations update)")
+        }
+        #expect(CameraWords.words(.system(errno: EIO)) == String(cString: strerror(EIO)))
+    }
+
     func waitForNewestItem(_ model: CameraModel) async -> String? {
         for _ in 0..<200 {
             if let item = model.newestItem { return item }
