@@ -20,7 +20,9 @@ import CGtk
 ///   in), and of the first that painted it in place (the slide-in over);
 /// - `first-frame T` and `preview-resumed T`: the end of the first frame that painted a camera
 ///   frame in the visible preview, at start and after the camera was let go and taken again
-///   (`PreviewArea` says `preview-cleared T` when it lets go).
+///   (`PreviewArea` says `preview-cleared T` when it lets go); after `first-frame`,
+///   `preview-start DRAWN REPLACED FROM-CAMERA DROPPED`, the preview's counts until then (the
+///   app's `preview` line at quit has the same counts for its whole life).
 ///
 /// The pages add two marks of their own between those: `gallery-splice T INSERTED REMOVED` when the
 /// grid's list follows a change of the gallery's items, and `viewer-decoded T` when the decoded
@@ -108,7 +110,15 @@ final class DrawReport {
             awaitedPicture = nil
             BenchReport.say("viewer-settled", end)
         case .camera:
-            if let event = window.preview.takePaintReport() { BenchReport.say(event, end) }
+            guard let event = window.preview.takePaintReport() else { break }
+            BenchReport.say(event, end)
+            // The preview's counts so far: frames that replaced each other before the window
+            // could show them (the camera opens while the window is built) are start-up's.
+            if event == "first-frame" {
+                let model = window.model
+                BenchReport.say("preview-start", Int64(window.preview.drawnFrames), Int64(model.mailbox.counts.replaced), Int64(model.previewFrameCount),
+                                Int64(model.previewDroppedFrames))
+            }
         case .trash:
             break
         }
