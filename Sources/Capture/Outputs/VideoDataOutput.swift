@@ -139,9 +139,10 @@ public final class VideoDataOutput: FrameConsumer {
         }
         // Scaling, mirroring and rotation run in a working format libyuv transforms (`workingFormat`);
         // other YUV targets (NV12, YUYV, …) go at the camera's size as they are.
-        let doMirror = mirrored && VideoDataOutput.reachesTransforms(target), doRotate = rotation != .none && VideoDataOutput.reachesTransforms(target)
+        let transformable = VideoDataOutput.reachesTransforms(target)
+        let doMirror = mirrored && transformable, doRotate = rotation != .none && transformable
         let turned = doRotate && rotation.swapsDimensions
-        let (outW, outH) = VideoDataOutput.reachesTransforms(target)
+        let (outW, outH) = transformable
             ? settings.deliveredSize(width: turned ? frame.buffer.height : frame.buffer.width, height: turned ? frame.buffer.width : frame.buffer.height)
             : (frame.buffer.width, frame.buffer.height)
         guard let output = buffer(format: target, width: outW, height: outH, compressed: frame.buffer.format == .mjpeg ? frame.buffer.capacity : nil) else {
