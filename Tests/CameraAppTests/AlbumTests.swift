@@ -51,7 +51,8 @@ struct AlbumTests {
         try session.key("Return", window: "^Rename Album$")
         #expect(try waitFor(seconds: 30) { try Self.members(session, "Summer 2026") == 1 })
         #expect(try AppStateTests.shows(session, "Summer 2026"))
-        #expect(try GalleryTests.cells(session) == 1)
+        // The gallery follows the new name by reloading its items: waited for, as the rest is.
+        #expect(try waitFor(seconds: 30) { try GalleryTests.cells(session) == 1 })
         // Add Photos… opens the picker over the whole library: Ctrl+A and Enter add them all.
         try session.action("add-photos-to-album")
         let picker = "^Choose Photos or Videos$"

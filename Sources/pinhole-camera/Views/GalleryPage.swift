@@ -264,25 +264,75 @@ final class GalleryPage {
             return
         }
         gtk_picture_set_paintable(cast(picture), nil)
-        // A fast scroll binds and rebinds cells faster than thumbnails load: an item whose cell
-        // shows another one by the time its turn comes is not asked for or decoded.
-        Task { [weak self] in
-            guard self?.isShown(id) == true, let path = await self?.gallery.thumbnail(for: asset), self?.isShown(id) == true else { return }
-            // Decoded by Media rather than GDK's loader: an opaque thumbnail becomes a 24-bit
-            // texture, which the cairo renderer draws at every frame of a scroll without GDK
-            // 4.8's slow per-pixel conversion of 32-bit ones (see `lendTexture`).
-            guard let texture = await decodedTexture(ofFile: path, longestSide: ThumbnailSize.xxLarge.rawValue) else { return }
-            guard let self, self.assets[id] != nil, self.textures[id] == nil else {
-                g_object_unref(UnsafeMutableRawPointer(texture))
-                return
-            }
-            self.textures[id] = texture
-            self.textureOrder.append(id)
-            self.evictTextures()
-            for (bound, shownID) in self.shown where shownID == id {
-                if let cell = gtk_list_item_get_child(OpaquePointer(bound)), let picture = gtk_widget_get_first_child(cell) {
-                    gtk_picture_set_paintable(cast(picture), texture)
+        if wantedThumbnails.updateValue(asset, forKey: id) == nil { wantedOrder.append(id) }
+        loadThumbnails()
+    }
+
+    /// Thumbnails asked for by bound cells and not loaded yet, by identifier.
+    private var wantedThumbnails: [String: Asset] = [:]
+    /// The same identifiers in the order their cells were bound (the grid binds the cells it shows
+    /// first, top to bottom): loaded in that order; `wantedHead` is the next to look at.
+    private var wantedOrder: [String] = []
+    private var wantedHead = 0
+    /// Loaders running (at most `loaderLimit`).
+    private var loaders = 0
+    /// How many thumbnails load at once: each waits on the library's actor, its decode and the
+    /// main loop in turn, so a few run side by side to keep the two cores busy.
+    private let loaderLimit = 8
+
+    /// Starts loaders for the wanted thumbnails. A fast scroll binds and rebinds cells faster than
+    /// thumbnails load: each loader takes the next wanted item whose cell still shows it (the
+    /// others are dropped unasked), so the work is bounded by what can be seen, and the main
+    /// loop never holds a task per bind (thousands in a scroll through 10,000 items, all run
+    /// between two frames when they came due).
+    private func loadThumbnails() {
+        while loaders < loaderLimit, !wantedThumbnails.isEmpty {
+            loaders += 1
+            Task { [weak self] in
+                while let self, let asset = self.nextWantedThumbnail() {
+                    guard let path = await self.gallery.thumbnail(for: asset), self.isShown(asset.id),
+                          // Decoded by Media rather than GDK's loader: an opaque thumbnail becomes a
+                          // 24-bit texture, which the cairo renderer draws at every frame of a scroll
+                          // without GDK 4.8's slow per-pixel conversion of 32-bit ones (see `lendTexture`).
+                          let texture = await decodedTexture(ofFile: path, longestSide: ThumbnailSize.xxLarge.rawValue) else { continue }
+                    self.adopt(texture, for: asset.id)
                 }
+                self?.loaders -= 1
+            }
+        }
+    }
+
+    /// The next wanted item, in the order cells were bound, that a cell still shows (removed
+    /// from the wanted ones), or nil.
+    private func nextWantedThumbnail() -> Asset? {
+        defer {
+            // Let go of the part of the order already looked at, once it is most of it.
+            if wantedHead > 256, wantedHead * 2 > wantedOrder.count {
+                wantedOrder.removeFirst(wantedHead)
+                wantedHead = 0
+            }
+        }
+        while wantedHead < wantedOrder.count {
+            let id = wantedOrder[wantedHead]
+            wantedHead += 1
+            guard let asset = wantedThumbnails.removeValue(forKey: id) else { continue }
+            if textures[id] == nil, assets[id] != nil, isShown(id) { return asset }
+        }
+        return nil
+    }
+
+    /// Keeps a loaded thumbnail and shows it in the cells bound to its item.
+    private func adopt(_ texture: OpaquePointer, for id: String) {
+        guard assets[id] != nil, textures[id] == nil else {
+            g_object_unref(UnsafeMutableRawPointer(texture))
+            return
+        }
+        textures[id] = texture
+        textureOrder.append(id)
+        evictTextures()
+        for (bound, shownID) in shown where shownID == id {
+            if let cell = gtk_list_item_get_child(OpaquePointer(bound)), let picture = gtk_widget_get_first_child(cell) {
+                gtk_picture_set_paintable(cast(picture), texture)
             }
         }
     }
