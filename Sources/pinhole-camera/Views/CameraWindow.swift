@@ -104,17 +104,20 @@ final class CameraWindow {
     static let slowStartMilliseconds: UInt32 = 1000
     /// Whether the camera has been starting for longer than that (the status page says so).
     private var startingIsSlow = false
-    /// Whether the slow-start timer is running.
-    private var timingStart = false
+    /// Counts the times the camera began starting (the screen turned to `.starting`).
+    private var startingEpisode = 0
+    /// Whether the screen was `.starting` at the last update.
+    private var wasStarting = false
+    /// The episode the slow-start timer runs for (0: none).
+    private var timedEpisode = 0
 
-    /// Starts the timer after which a camera still starting is said to be starting.
+    /// Starts the timer after which a camera still starting, in the same episode, is said to be starting.
     private func waitForSlowStart() {
-        guard !timingStart else { return }
-        timingStart = true
+        guard timedEpisode != startingEpisode else { return }
+        let episode = startingEpisode
+        timedEpisode = episode
         after(milliseconds: CameraWindow.slowStartMilliseconds) { [weak self] in
-            guard let self else { return }
-            self.timingStart = false
-            guard self.model.screen == .starting else { return }
+            guard let self, self.startingEpisode == episode, self.model.screen == .starting else { return }
             self.startingIsSlow = true
             self.update()
         }
@@ -122,7 +125,10 @@ final class CameraWindow {
 
     /// Redraws everything from the model.
     func update() {
-        if model.screen != .starting { startingIsSlow = false }
+        let starting = model.screen == .starting
+        if starting && !wasStarting { startingEpisode += 1 }
+        wasStarting = starting
+        if !starting { startingIsSlow = false }
         if model.pendingPhoto != nil {
             confirm.show(model.pendingPhoto!)
             gtk_stack_set_visible_child_name(cast(stack), "confirm")
@@ -146,8 +152,7 @@ final class CameraWindow {
 
     /// A toast at the bottom of the window (also logged on standard error, for the journal).
     func toast(_ text: String, undo action: String? = nil) {
-        let line = "pinhole-camera: \(text)\n"
-        _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        journal(text)
         let toast = adw_toast_new(text)
         adw_toast_set_timeout(toast, 5)
         if let action {

@@ -1,6 +1,5 @@
 import CameraModel
 import CGtk
-import Glibc
 
 /// The full-window pages for every state but the preview: no camera, access denied, busy,
 /// failed, released. One AdwStatusPage whose words and buttons change.
@@ -68,8 +67,7 @@ final class StatusPages {
             logged = screen
             switch screen {
             case .noCamera, .accessDenied, .busy, .failed:
-                let line = "pinhole-camera: \(title): \(body)\n"
-                _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+                journal("\(title): \(body)")
             case .starting, .released, .preview:
                 break
             }
