@@ -248,7 +248,12 @@ public final class CameraModel {
     /// Shows what opening `device` gave: the preview, or the page saying why not (unless a newer
     /// attempt has begun since).
     private func finishStart(_ device: CaptureDevice, result: Result<Void, CaptureError>, attempt: Int) async {
-        guard attempt == generation else { return }
+        guard attempt == generation else {
+            // Hidden while it opened: a stop asked for between the configuration and the start
+            // ran first, and the camera (and its light) would stay on behind the gallery.
+            if !wantsCamera, !isRecording { await session.stop() }
+            return
+        }
         if camera?.uniqueID != device.uniqueID || rotationTask == nil { followRotation(of: device) }
         camera = device
         preferences.setString(PreferenceKey.lastCamera, device.uniqueID)
