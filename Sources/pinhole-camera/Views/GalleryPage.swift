@@ -271,8 +271,9 @@ final class GalleryPage {
     /// Thumbnails asked for by bound cells and not loaded yet, by identifier.
     private var wantedThumbnails: [String: Asset] = [:]
     /// The same identifiers in the order their cells were bound (the grid binds the cells it shows
-    /// first, top to bottom): loaded in that order; `wantedHead` is the next to look at.
+    /// first, top to bottom): loaded in that order.
     private var wantedOrder: [String] = []
+    /// The position in `wantedOrder` of the next identifier to look at.
     private var wantedHead = 0
     /// Loaders running (at most `loaderLimit`).
     private var loaders = 0
