@@ -25,8 +25,8 @@ extension PixelBuffer {
         guard format == .bgra else { throw .unsupported("preparing \(format) for display; convert to BGRA first") }
         if isOpaque {
             let rgb = try PixelBuffer(format: .bgr24, width: width, height: height, rowAlignment: 16)
-            guard ARGBToRGB24(baseAddress(ofPlane: 0), bytesPerRow(ofPlane: 0), rgb.baseAddress(ofPlane: 0), rgb.bytesPerRow(ofPlane: 0),
-                              Int32(width), Int32(height)) == 0 else { throw .unsupported("converting \(width)×\(height) BGRA to BGR24") }
+            // BGRA → BGR24 is one of the converter's single libyuv calls.
+            guard try PixelConverter.direct(self, rgb) else { throw .unsupported("converting BGRA to BGR24") }
             return rgb
         }
         let premultiplied = try PixelBuffer(format: .bgra, width: width, height: height, rowAlignment: 16)
