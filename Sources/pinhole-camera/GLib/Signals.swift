@@ -114,16 +114,17 @@ func connectDoubles(_ instance: UnsafeMutableRawPointer, _ signal: String, _ han
                                  { data, _ in Unmanaged<ClosureBox<@MainActor (Double, Double) -> Bool>>.fromOpaque(data!).release() }, GConnectFlags(0))
 }
 
-/// Connects a handler for GtkGestureClick's "pressed" (the press count, then the position).
+/// Connects a handler for GtkGestureClick's "pressed" (the press count, then the position in
+/// the widget's coordinates).
 @discardableResult
-func connectPressed(_ instance: UnsafeMutableRawPointer, _ handler: @escaping @MainActor (Int) -> Void) -> UInt {
+func connectPressed(_ instance: UnsafeMutableRawPointer, _ handler: @escaping @MainActor (Int, Double, Double) -> Void) -> UInt {
     let box = ClosureBox(handler)
-    let trampoline: @convention(c) (UnsafeMutableRawPointer?, gint, Double, Double, UnsafeMutableRawPointer?) -> Void = { _, presses, _, _, data in
-        let box = Unmanaged<ClosureBox<@MainActor (Int) -> Void>>.fromOpaque(data!).takeUnretainedValue()
-        MainActor.assumeIsolated { box.body(Int(presses)) }
+    let trampoline: @convention(c) (UnsafeMutableRawPointer?, gint, Double, Double, UnsafeMutableRawPointer?) -> Void = { _, presses, x, y, data in
+        let box = Unmanaged<ClosureBox<@MainActor (Int, Double, Double) -> Void>>.fromOpaque(data!).takeUnretainedValue()
+        MainActor.assumeIsolated { box.body(Int(presses), x, y) }
     }
     return g_signal_connect_data(instance, "pressed", unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
-                                 { data, _ in Unmanaged<ClosureBox<@MainActor (Int) -> Void>>.fromOpaque(data!).release() }, GConnectFlags(0))
+                                 { data, _ in Unmanaged<ClosureBox<@MainActor (Int, Double, Double) -> Void>>.fromOpaque(data!).release() }, GConnectFlags(0))
 }
 
 /// Connects a handler for GtkGestureClick's "released" (the press count, then the position).

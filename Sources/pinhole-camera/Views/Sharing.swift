@@ -88,6 +88,12 @@ enum Sharing {
     static func dragOut(from widget: Widget, items: @escaping @MainActor () -> [Asset]) {
         let source = gtk_drag_source_new()!
         gtk_drag_source_set_actions(source, GDK_ACTION_COPY)
+        // Not by touch: a finger moving across a photo swipes to the next one, and across the
+        // gallery it scrolls; a drag source that took those moves would start a drag-and-drop instead.
+        // (A touch is told by its sequence: Broadway's touches come from its pointer device.)
+        connect(UnsafeMutableRawPointer(source), "begin") { (sequence: UnsafeMutableRawPointer?) in
+            if sequence != nil { gtk_gesture_set_state(cast(source), GTK_EVENT_SEQUENCE_DENIED) }
+        }
         connectPrepare(UnsafeMutableRawPointer(source)) {
             let chosen = items()
             return chosen.isEmpty ? nil : provider(for: chosen.map(\.path))

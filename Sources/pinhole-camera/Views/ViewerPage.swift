@@ -34,6 +34,13 @@ final class ViewerPage {
     /// The zoom factor; nil fits the picture to the window.
     private var zoom: Double?
     private var pinchStart = 1.0
+    /// The photo's point (its pixels) that was between the fingers when the pinch began.
+    private var pinchAnchor: (x: Double, y: Double)?
+    /// Where the pointer is over the picture (the point Ctrl+scroll zooms about).
+    private var pointer: (x: Double, y: Double)?
+    /// Scroll positions a zoom asked for, kept until the scrolled window's adjustments have
+    /// room for them (they grow at the next layout).
+    private var pendingScroll: (h: Double?, v: Double?) = (nil, nil)
     private var dragStart = (x: 0.0, y: 0.0)
     /// The photo's full size, upright (what zoom factors count in), and the longest side of the
     /// picture decoded so far (smaller until zoomed past the window's size).
@@ -129,39 +136,78 @@ final class ViewerPage {
     }
 
     /// Zoom by Ctrl+scroll and pinch, fit/100 % by double-click, pan by dragging, step by swiping.
+    /// A touch sequence says it is a finger: on X11 and Wayland its device is a touchscreen, but
+    /// GTK's Broadway backend gives touches its pointer device.
     private func addGestures(_ overlay: Widget) {
+        let motion = gtk_event_controller_motion_new()!
+        connectDoubles(UnsafeMutableRawPointer(motion), "motion") { [weak self] x, y in self?.pointer = (x, y); return false }
+        connect(UnsafeMutableRawPointer(motion), "leave") { [weak self] in self?.pointer = nil }
+        gtk_widget_add_controller(scrolled, motion)
+
         let scroll = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_VERTICAL)!
         connectDoubles(UnsafeMutableRawPointer(scroll), "scroll") { [weak self] _, dy in
             guard let self, gtk_event_controller_get_current_event_state(scroll).rawValue & GDK_CONTROL_MASK.rawValue != 0 else { return false }
-            if dy < 0 { self.zoomIn() } else if dy > 0 { self.zoomOut() }
+            if dy < 0 { self.zoomIn(around: self.pointer) } else if dy > 0 { self.zoomOut(around: self.pointer) }
             return true
         }
         gtk_widget_add_controller(scrolled, scroll)
+        for adjustment in [gtk_scrolled_window_get_hadjustment(cast(scrolled))!, gtk_scrolled_window_get_vadjustment(cast(scrolled))!] {
+            let horizontal = adjustment == gtk_scrolled_window_get_hadjustment(cast(scrolled))
+            connect(UnsafeMutableRawPointer(adjustment), "changed") { [weak self] in
+                guard let self, let value = horizontal ? self.pendingScroll.h : self.pendingScroll.v else { return }
+                gtk_adjustment_set_value(adjustment, value)
+                if horizontal { self.pendingScroll.h = nil } else { self.pendingScroll.v = nil }
+            }
+        }
 
         let click = gtk_gesture_click_new()!
-        connectPressed(UnsafeMutableRawPointer(click)) { [weak self] presses in if presses == 2 { self?.toggleZoom() } }
+        connectPressed(UnsafeMutableRawPointer(click)) { [weak self] presses, x, y in
+            guard let self, presses == 2 else { return }
+            var point = (x: 0.0, y: 0.0)
+            gtk_widget_translate_coordinates(self.picture, self.scrolled, x, y, &point.x, &point.y)
+            self.toggleZoom(around: point)
+        }
         gtk_widget_add_controller(picture, cast(click))
 
+        // The photo's point first between the fingers follows them as they spread and move.
         let pinch = gtk_gesture_zoom_new()!
+        let fingers = { () -> (x: Double, y: Double)? in
+            var center = (x: 0.0, y: 0.0)
+            return gtk_gesture_get_bounding_box_center(cast(pinch), &center.x, &center.y) != 0 ? center : nil
+        }
         connect(UnsafeMutableRawPointer(pinch), "begin") { [weak self] (_: UnsafeMutableRawPointer?) in
             guard let self else { return }
+            // Both fingers are the pinch's: the scrolled window's own touch panning lets go of them.
+            gtk_gesture_set_state(cast(pinch), GTK_EVENT_SEQUENCE_CLAIMED)
             self.pinchStart = self.zoom ?? self.fitScale
+            self.pinchAnchor = fingers().map { self.photoPoint(under: $0) }
         }
         connectDouble(UnsafeMutableRawPointer(pinch), "scale-changed") { [weak self] scale in
             guard let self else { return }
-            self.setZoom(self.pinchStart * scale)
+            if let anchor = self.pinchAnchor, let center = fingers() {
+                self.setZoom(self.pinchStart * scale, placing: anchor, at: center)
+            } else {
+                self.setZoom(self.pinchStart * scale)
+            }
         }
+        // In the capture phase, as the scrolled window's own touch panning: a finger that panned
+        // is stopped there, and a bubble-phase pinch never heard it lift and counted it down for good.
+        gtk_event_controller_set_propagation_phase(cast(pinch), GTK_PHASE_CAPTURE)
         gtk_widget_add_controller(scrolled, cast(pinch))
 
+        // Panning with the mouse; a finger pans through the scrolled window's own touch
+        // panning (with its kinetic scrolling), which this would double. (Left alone rather
+        // than denied: a denied finger stayed in the pinch's count of fingers down.)
         let drag = gtk_gesture_drag_new()!
         connectDoubles(UnsafeMutableRawPointer(drag), "drag-begin") { [weak self] _, _ in
             guard let self else { return false }
+            self.pendingScroll = (nil, nil)
             self.dragStart = (gtk_adjustment_get_value(gtk_scrolled_window_get_hadjustment(cast(self.scrolled))),
                               gtk_adjustment_get_value(gtk_scrolled_window_get_vadjustment(cast(self.scrolled))))
             return false
         }
         connectDoubles(UnsafeMutableRawPointer(drag), "drag-update") { [weak self] dx, dy in
-            guard let self, self.zoom != nil else { return false }
+            guard let self, self.zoom != nil, gtk_gesture_single_get_current_sequence(cast(drag)) == nil else { return false }
             gtk_adjustment_set_value(gtk_scrolled_window_get_hadjustment(cast(self.scrolled)), self.dragStart.x - dx)
             gtk_adjustment_set_value(gtk_scrolled_window_get_vadjustment(cast(self.scrolled)), self.dragStart.y - dy)
             return false
@@ -175,6 +221,7 @@ final class ViewerPage {
             self.step(vx < 0 ? 1 : -1)
             return false
         }
+        gtk_event_controller_set_propagation_phase(cast(swipe), GTK_PHASE_CAPTURE)  // as the pinch
         gtk_widget_add_controller(overlay, cast(swipe))
     }
 
@@ -186,6 +233,7 @@ final class ViewerPage {
         shownID = asset.id
         showTitle(asset)
         zoom = nil
+        pendingScroll = (nil, nil)
         loading?.cancel()
         showFavorite(asset.isFavorite)
         if info.isShown { info.show(asset) }
@@ -312,25 +360,66 @@ final class ViewerPage {
         return max(0.01, min(width / Double(imageSize.width), height / Double(imageSize.height)))
     }
 
-    /// A quarter larger.
-    func zoomIn() { setZoom((zoom ?? fitScale) * 1.25) }
+    /// A quarter larger, about `point` (the scrolled window's coordinates; nil: its middle).
+    func zoomIn(around point: (x: Double, y: Double)? = nil) { setZoom((zoom ?? fitScale) * 1.25, around: point) }
 
-    /// A quarter smaller, down to the fitted picture.
-    func zoomOut() { setZoom((zoom ?? fitScale) / 1.25) }
+    /// A quarter smaller, down to the fitted picture, about `point` (nil: the middle).
+    func zoomOut(around point: (x: Double, y: Double)? = nil) { setZoom((zoom ?? fitScale) / 1.25, around: point) }
 
     /// Back to the fitted picture.
     func zoomToFit() {
         zoom = nil
+        pendingScroll = (nil, nil)
         applyZoom()
     }
 
-    /// Fitted ↔ 100 % (a pixel of the photo for a pixel of the screen).
-    func toggleZoom() { setZoom(zoom == nil ? 1 / Double(gtk_widget_get_scale_factor(scrolled)) : 0) }
+    /// Fitted ↔ 100 % (a pixel of the photo for a pixel of the screen), about `point` (nil: the middle).
+    func toggleZoom(around point: (x: Double, y: Double)? = nil) {
+        setZoom(zoom == nil ? 1 / Double(gtk_widget_get_scale_factor(scrolled)) : 0, around: point)
+    }
 
-    /// Zooms to `factor`; at or below the fitted scale the picture fits again.
-    private func setZoom(_ factor: Double) {
+    /// Zooms to `factor`; at or below the fitted scale the picture fits again. The part of the
+    /// photo under `point` (the scrolled window's coordinates: pointer, click; nil: the middle)
+    /// stays under it.
+    private func setZoom(_ factor: Double, around point: (x: Double, y: Double)? = nil) {
+        let focus = point ?? (Double(gtk_widget_get_width(scrolled)) / 2, Double(gtk_widget_get_height(scrolled)) / 2)
+        setZoom(factor, placing: photoPoint(under: focus), at: focus)
+    }
+
+    /// The scroll positions, horizontal and vertical: one still waiting for the layout is where
+    /// the photo is (a pinch sends several changes a frame).
+    private var scrollPosition: (h: Double, v: Double) {
+        (pendingScroll.h ?? gtk_adjustment_get_value(gtk_scrolled_window_get_hadjustment(cast(scrolled))),
+         pendingScroll.v ?? gtk_adjustment_get_value(gtk_scrolled_window_get_vadjustment(cast(scrolled))))
+    }
+
+    /// Where the photo's side of `side` pixels starts in the scrolled window's content at
+    /// `scale`: centred while it is smaller than the window's `window` pixels.
+    private func margin(_ side: Int, _ window: Double, _ scale: Double) -> Double { max(0, (window - Double(side) * scale) / 2) }
+
+    /// The photo's point (in the photo's pixels) drawn under `point` of the scrolled window.
+    private func photoPoint(under point: (x: Double, y: Double)) -> (x: Double, y: Double) {
+        let scale = zoom ?? fitScale, position = scrollPosition
+        return ((position.h + point.x - margin(imageSize.width, Double(gtk_widget_get_width(scrolled)), scale)) / scale,
+                (position.v + point.y - margin(imageSize.height, Double(gtk_widget_get_height(scrolled)), scale)) / scale)
+    }
+
+    /// Zooms to `factor` and scrolls so the photo's point `photo` is drawn under `focus` (as far
+    /// as the photo's edges allow).
+    private func setZoom(_ factor: Double, placing photo: (x: Double, y: Double), at focus: (x: Double, y: Double)) {
         zoom = factor <= fitScale ? nil : min(factor, 8)
+        let scale = zoom ?? fitScale
+        func scrolledTo(_ photo: Double, _ focus: Double, _ side: Int, _ window: Double) -> Double {
+            min(max(0, photo * scale + margin(side, window, scale) - focus), max(0, Double(side) * scale - window))
+        }
+        pendingScroll = zoom == nil ? (nil, nil)
+            : (scrolledTo(photo.x, focus.x, imageSize.width, Double(gtk_widget_get_width(scrolled))),
+               scrolledTo(photo.y, focus.y, imageSize.height, Double(gtk_widget_get_height(scrolled))))
         applyZoom()
+        // Zooming out, the adjustments already have room.
+        for (adjustment, value) in [(gtk_scrolled_window_get_hadjustment(cast(scrolled))!, pendingScroll.h), (gtk_scrolled_window_get_vadjustment(cast(scrolled))!, pendingScroll.v)] {
+            if let value, value <= gtk_adjustment_get_upper(adjustment) - gtk_adjustment_get_page_size(adjustment) { gtk_adjustment_set_value(adjustment, value) }
+        }
     }
 
     private func applyZoom() {
@@ -343,11 +432,11 @@ final class ViewerPage {
                 load(asset, index: index, longest: full)
             }
             gtk_scrolled_window_set_policy(cast(scrolled), GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC)
-            gtk_picture_set_content_fit(cast(picture), GTK_CONTENT_FIT_FILL)
+            // Contained: a side smaller than the window is centred, not stretched to fill it.
+            gtk_picture_set_content_fit(cast(picture), GTK_CONTENT_FIT_CONTAIN)
             gtk_widget_set_size_request(picture, Int32(Double(imageSize.width) * zoom), Int32(Double(imageSize.height) * zoom))
         } else {
             gtk_scrolled_window_set_policy(cast(scrolled), GTK_POLICY_NEVER, GTK_POLICY_NEVER)
-            gtk_picture_set_content_fit(cast(picture), GTK_CONTENT_FIT_CONTAIN)
             gtk_widget_set_size_request(picture, -1, -1)
         }
     }

@@ -1,0 +1,189 @@
+import Foundation
+import Glibc
+import Media
+import Testing
+import TestSupport
+
+extension AppSuites {
+/// The viewer by touch: a tap opens a photo, a swipe steps, a pinch zooms about the fingers, a
+/// finger pans. Xvfb's XTEST makes no touch events and Weston's headless backend has no input,
+/// so the app runs on GTK's Broadway backend, whose touch events go through GDK's touch
+/// sequences and GTK's gestures as on X11 and Wayland; `Tests/Fixtures/broadway-touch.py` is the
+/// browser side: it sends the touches and keeps what the app draws (render nodes and textures),
+/// where the test reads the photo's colour, size and place.
+@Suite("The camera app's viewer by touch (GTK's Broadway backend)")
+struct TouchTests {
+    /// A texture the app drew: where (the window's coordinates), how large, and its picture.
+    struct Drawn {
+        let x: Double, y: Double, width: Double, height: Double
+        let png: String?
+        /// The picture's mean colour at its middle.
+        func colour() throws -> (r: Int, g: Int, b: Int)? {
+            guard let png else { return nil }
+            let picture = try PNGCodec.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: png))))
+            return picture.mean(x: picture.width / 2, y: picture.height / 2)
+        }
+        /// How far across and down the drawn picture the window's point (x, y) is (0…1).
+        func fraction(_ px: Double, _ py: Double) -> (x: Double, y: Double) { ((px - x) / width, (py - y) / height) }
+    }
+
+    /// gtk4-broadwayd on a display of its own, with the app on it and the touch client connected.
+    final class Screen {
+        let server: BackgroundProcess
+        let client: BackgroundProcess
+        let app: BackgroundProcess
+        private let commands: Int32
+        private var answered = 0
+
+        init(_ session: AppSession) throws {
+            let runtime = session.folder.path("runtime")
+            // A display whose HTTP port (8080 + its number) is free; another test run may hold one.
+            var started: (BackgroundProcess, Int)?
+            for attempt in 0..<8 where started == nil {
+                let number = 20 + Int((getpid() + Int32(attempt) * 7) % 60)
+                let server = try BackgroundProcess(["/usr/bin/gtk4-broadwayd", ":\(number)", "--port", "\(8080 + number)", "--address", "127.0.0.1"],
+                                                   environment: ["XDG_RUNTIME_DIR": runtime])
+                let listening = waitFor(seconds: patience) { server.output.contains("Listening") || server.errors.contains("Listening") || server.hasExited }
+                if listening, !server.hasExited { started = (server, number) } else { server.stop() }
+            }
+            let (server, number) = try #require(started, "gtk4-broadwayd did not start")
+            self.server = server
+            let fifo = session.folder.path("touch-commands")
+            try #require(mkfifo(fifo, 0o600) == 0)
+            let textures = session.folder.path("textures")
+            try FileManager.default.createDirectory(atPath: textures, withIntermediateDirectories: true)
+            client = try BackgroundProcess(["/usr/bin/python3", AppSession.repository + "/Tests/Fixtures/broadway-touch.py", "\(8080 + number)", textures, fifo])
+            commands = open(fifo, O_WRONLY)
+            var environment = session.environment
+            environment["GDK_BACKEND"] = "broadway"
+            environment["BROADWAY_DISPLAY"] = ":\(number)"
+            environment["DISPLAY"] = ""
+            // Broadway draws with its own renderer (render nodes to the browser), not cairo's.
+            environment.removeValue(forKey: "GSK_RENDERER")
+            app = try BackgroundProcess([builtProduct("pinhole-camera")], environment: environment)
+        }
+
+        deinit {
+            close(commands)
+            app.stop()
+            client.stop()
+            server.stop()
+        }
+
+        /// Sends one command to the touch client and returns its JSON answer.
+        func ask(_ command: String) throws -> Any {
+            let line = command + "\n"
+            try #require(line.withCString { write(commands, $0, strlen($0)) } == line.utf8.count)
+            answered += 1
+            let count = answered
+            try #require(waitFor(seconds: patience) { client.output.split(separator: "\n").count >= count }, "no answer to \(command): \(client.errors)")
+            let answer = String(client.output.split(separator: "\n")[count - 1])
+            return try JSONSerialization.jsonObject(with: Data(answer.utf8), options: [.fragmentsAllowed])
+        }
+
+        /// The window's textures now.
+        func textures() throws -> [Drawn] {
+            guard let list = try ask("textures") as? [[String: Any]] else { return [] }
+            return list.map { Drawn(x: $0["x"] as? Double ?? 0, y: $0["y"] as? Double ?? 0, width: $0["width"] as? Double ?? 0,
+                                    height: $0["height"] as? Double ?? 0, png: $0["png"] as? String) }
+        }
+
+        /// The viewer's photo: the largest picture drawn.
+        func photo() throws -> Drawn? {
+            try textures().filter { $0.width > 300 }.max { $0.width * $0.height < $1.width * $1.height }
+        }
+
+        /// The viewer's photo once it is where `condition` wants it and stays there for 0.2 s
+        /// (pages slide in, and a fling glides on), or the last one seen after the wait.
+        func settledPhoto(_ condition: (Drawn) throws -> Bool) throws -> (photo: Drawn?, settled: Bool) {
+            var last: Drawn?
+            let settled = try waitFor(seconds: patience) {
+                let before = try photo()
+                usleep(200_000)
+                last = try photo()
+                guard let before, let last, try condition(last) else { return false }
+                return [before.x, before.y, before.width, before.height] == [last.x, last.y, last.width, last.height] && before.png == last.png
+            }
+            return (last, settled)
+        }
+
+        /// Sends a gesture and checks the client made it.
+        func touch(_ command: String) throws {
+            let answer = try ask(command) as? [String: Any]
+            #expect(answer?["error"] == nil, "\(command): \(answer ?? [:])")
+        }
+    }
+
+    static func near(_ a: (r: Int, g: Int, b: Int)?, _ b: (r: Int, g: Int, b: Int)) -> Bool {
+        guard let a else { return false }
+        return abs(a.r - b.r) < 40 && abs(a.g - b.g) < 40 && abs(a.b - b.b) < 40
+    }
+
+    @Test("a tap opens the photo; a swipe steps to the next and back; a pinch zooms about the fingers; a finger pans the zoomed photo as far as it moves; a pinch fits it again and a swipe steps")
+    func tapSwipePinchPan() throws {
+        let session = try AppSession()
+        // Red first, then blue: the gallery shows blue (the newest) first.
+        for colour in ["red", "blue"] {
+            let png = session.folder.path(colour + ".png")
+            try #require(try runTool("convert", ["-size", "640x480", "xc:" + colour, "PNG24:" + png]).status == 0)
+            let imported = try runTool(builtProduct("pinhole"), ["library", "import", png], environment: ["PINHOLE_LIBRARY": session.folder.path("library")])
+            try #require(imported.status == 0, "pinhole library import: \(imported.stderr)")
+        }
+        let screen = try Screen(session)
+        let red = (r: 255, g: 0, b: 0), blue = (r: 0, g: 0, b: 255)
+        try #require(try waitFor(seconds: patience) { try screen.ask("window") is [String: Any] }, "no window on Broadway: \(screen.app.errors.suffix(600))")
+        try session.action("gallery")
+        // The two cells' thumbnails, once they stay put (the page slides in); a tap on the first opens it.
+        var cells: [Drawn] = [], previous: [Drawn] = []
+        #expect(try waitFor(seconds: patience) {
+            previous = cells
+            usleep(200_000)
+            cells = try screen.textures().filter { (100...400).contains($0.width) && (80...300).contains($0.height) }
+            return cells.count == 2 && cells.map { [$0.x, $0.y] } == previous.map { [$0.x, $0.y] }
+        }, "thumbnails: \(cells); the app said: \(screen.app.errors.suffix(600))")
+        let first = try #require(cells.min { ($0.y, $0.x) < ($1.y, $1.x) })
+        try screen.touch("tap \(Int(first.x) + 40) \(Int(first.y + first.height / 2))")
+        let opened = try screen.settledPhoto { Self.near(try $0.colour(), blue) }
+        #expect(opened.settled, "the tap showed \(String(describing: opened.photo)), coloured \(String(describing: try? opened.photo?.colour()))")
+        let photo = try #require(opened.photo)
+        let middle = (x: Int(photo.x + photo.width / 2), y: Int(photo.y + photo.height / 2))
+
+        // A swipe to the left shows the next (older) photo, one to the right the previous again.
+        try screen.touch("swipe \(Int(photo.x + photo.width * 0.8)) \(middle.y) \(Int(photo.x + photo.width * 0.2)) 10")
+        var shown = try screen.settledPhoto { Self.near(try $0.colour(), red) }
+        #expect(shown.settled, "after a swipe left: \(String(describing: shown.photo))")
+        try screen.touch("swipe \(Int(photo.x + photo.width * 0.2)) \(middle.y) \(Int(photo.x + photo.width * 0.8)) 10")
+        shown = try screen.settledPhoto { Self.near(try $0.colour(), blue) }
+        #expect(shown.settled, "after a swipe right: \(String(describing: shown.photo))")
+
+        // Two fingers 100 px apart spread to 300 px: three times larger, and the photo's point
+        // between them stays between them.
+        let focus = (x: Int(photo.x + photo.width * 0.3), y: Int(photo.y + photo.height * 0.3))
+        let under = photo.fraction(Double(focus.x), Double(focus.y))
+        try screen.touch("pinch \(focus.x) \(focus.y) 100 300 12")
+        let zoomed = try screen.settledPhoto { $0.width > photo.width * 2.5 }
+        #expect(zoomed.settled, "fitted \(photo), pinched \(String(describing: zoomed.photo))")
+        let pinched = try #require(zoomed.photo)
+        #expect(abs(pinched.width / photo.width - 3) < 0.1, "fitted \(photo.width) px wide, pinched \(pinched.width)")
+        let stayed = pinched.fraction(Double(focus.x), Double(focus.y))
+        #expect(abs(stayed.x - under.x) < 0.01 && abs(stayed.y - under.y) < 0.01, "under the fingers: \(under) before, \(stayed) after")
+        #expect(Self.near(try pinched.colour(), blue))
+
+        // One finger, moved 300 px to the left and held still, pans the photo by those 300 px
+        // (not twice: the scrolled window pans by touch itself) and does not step to the next.
+        try screen.touch("swipe \(middle.x + 150) \(middle.y) \(middle.x - 150) 20 300")
+        let panned = try screen.settledPhoto { abs($0.x - (pinched.x - 300)) < 4 }
+        #expect(panned.settled, "zoomed at x \(pinched.x), after a 300 px pan at \(String(describing: panned.photo?.x))")
+        #expect(Self.near(try panned.photo?.colour(), blue), "the pan stepped to another photo")
+
+        // Fingers pinching back in fit the photo again (a finger that panned is not still
+        // counted down), and then a swipe steps again.
+        try screen.touch("pinch \(middle.x) \(middle.y) 300 80 12")
+        shown = try screen.settledPhoto { abs($0.width - photo.width) < 2 && abs($0.x - photo.x) < 2 }
+        #expect(shown.settled, "fitted \(photo), after pinching in \(String(describing: shown.photo))")
+        try screen.touch("swipe \(Int(photo.x + photo.width * 0.8)) \(middle.y) \(Int(photo.x + photo.width * 0.2)) 10")
+        shown = try screen.settledPhoto { Self.near(try $0.colour(), red) }
+        #expect(shown.settled, "after the last swipe: \(String(describing: shown.photo))")
+    }
+}
+}
