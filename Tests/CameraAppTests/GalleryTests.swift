@@ -63,9 +63,20 @@ struct GalleryTests {
 
     /// The width of the first run of the test pattern's yellow bar along row `y` of a screenshot.
     static func yellowWidth(_ shot: PixelBuffer, y: Int) -> Int {
+        barWidth(shot, y: y) { $0.r > 150 && $0.g > 150 && $0.b < 60 }
+    }
+
+    /// The width of the first run of the test pattern's green bar along row `y` (the bar left of
+    /// the middle, whole on screen while the photo grows about the middle).
+    static func greenWidth(_ shot: PixelBuffer, y: Int) -> Int {
+        barWidth(shot, y: y) { $0.r < 60 && $0.g > 150 && $0.b < 60 }
+    }
+
+    /// The width of the first run along row `y` (x from 5 to 955) of pixels that `isBar` takes.
+    static func barWidth(_ shot: PixelBuffer, y: Int, _ isBar: ((r: UInt8, g: UInt8, b: UInt8)) -> Bool) -> Int {
         let xs = stride(from: 5, to: 955, by: 1).filter { x in
             let p = shot.bgraPixel(x: x, y: y)
-            return p.r > 150 && p.g > 150 && p.b < 60 as UInt8
+            return isBar((p.r, p.g, p.b))
         }
         guard let first = xs.first else { return 0 }
         var end = first
@@ -125,12 +136,14 @@ struct GalleryTests {
         var fitted = 0
         #expect(try waitFor(seconds: 30) { fitted = Self.yellowWidth(try session.screenshot(), y: 300); return fitted > 80 }, "no yellow bar: \(fitted)")
         if let target = ProcessInfo.processInfo.environment["PINHOLE_SCREENSHOT_VIEWER"] { try session.saveScreenshot(to: target) }
-        // Each Ctrl+plus makes the picture a quarter larger.
+        // Each Ctrl+plus makes the picture a quarter larger (about the middle: the green bar,
+        // left of it, stays whole).
+        let green = Self.greenWidth(try session.screenshot(), y: 300)
         var zoomed = 0
         try session.key("ctrl+plus")
-        #expect(try waitFor(seconds: 30) { zoomed = Self.yellowWidth(try session.screenshot(), y: 300); return zoomed >= fitted * 5 / 4 - 3 }, "fitted \(fitted), zoomed \(zoomed)")
+        #expect(try waitFor(seconds: 30) { zoomed = Self.greenWidth(try session.screenshot(), y: 300); return abs(zoomed - green * 5 / 4) <= 3 }, "fitted \(green), zoomed \(zoomed)")
         try session.key("ctrl+plus")
-        #expect(try waitFor(seconds: 30) { zoomed = Self.yellowWidth(try session.screenshot(), y: 300); return zoomed >= fitted * 25 / 16 - 4 }, "fitted \(fitted), zoomed \(zoomed)")
+        #expect(try waitFor(seconds: 30) { zoomed = Self.greenWidth(try session.screenshot(), y: 300); return abs(zoomed - green * 25 / 16) <= 4 }, "fitted \(green), zoomed \(zoomed)")
         try session.key("ctrl+0")
         #expect(try waitFor(seconds: 30) { abs(Self.yellowWidth(try session.screenshot(), y: 300) - fitted) <= 2 })
         // To the last item and back to the first, one step at a time.

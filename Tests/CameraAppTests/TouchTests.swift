@@ -119,7 +119,7 @@ struct TouchTests {
         return abs(a.r - b.r) < 40 && abs(a.g - b.g) < 40 && abs(a.b - b.b) < 40
     }
 
-    @Test("a tap opens the photo; a swipe steps to the next and back; a pinch zooms about the fingers; a finger pans the zoomed photo as far as it moves; a pinch fits it again and a swipe steps")
+    @Test("a tap opens the photo; a swipe steps to the next and back; a pinch zooms about the fingers; a finger pans the zoomed photo as far as it moves; a pinch fits it again and a swipe steps; a key zooms about the middle")
     func tapSwipePinchPan() throws {
         let session = try AppSession()
         // Red first, then blue: the gallery shows blue (the newest) first.
@@ -184,6 +184,15 @@ struct TouchTests {
         try screen.touch("swipe \(Int(photo.x + photo.width * 0.8)) \(middle.y) \(Int(photo.x + photo.width * 0.2)) 10")
         shown = try screen.settledPhoto { Self.near(try $0.colour(), red) }
         #expect(shown.settled, "after the last swipe: \(String(describing: shown.photo))")
+        // Zoomed by key (Ctrl+plus's action), the photo grows about the window's middle, in the
+        // same frame as it grows.
+        let before = try #require(shown.photo)
+        try session.action("viewer-zoom-in")
+        let grown = try screen.settledPhoto { $0.width > before.width * 1.2 }
+        #expect(grown.settled, "zoomed in by key: \(String(describing: grown.photo))")
+        let centre = (x: before.x + before.width / 2, y: before.y + before.height / 2)
+        let kept = grown.photo?.fraction(centre.x, centre.y)
+        #expect(kept.map { abs($0.x - 0.5) < 0.01 && abs($0.y - 0.5) < 0.01 } == true, "the middle went to \(String(describing: kept))")
     }
 }
 }

@@ -68,7 +68,10 @@ struct ViewerTests {
         var fitted = 0
         #expect(try waitFor(seconds: 30) { fitted = GalleryTests.yellowWidth(try session.screenshot(), y: 300); return fitted > 80 }, "no yellow bar: \(fitted)")
         // 3840 pixels wide at 100 %: the yellow bar (an eighth of it) is far wider than fitted.
-        try session.click(x: 480, y: 380, count: 2)
+        // The photo's point clicked stays under the pointer: near the left edge, the yellow bar
+        // (from 480 to 960 px of the photo) is then whole on screen.
+        let photoLeft = try #require(Self.firstYellow(try session.screenshot(), y: 300)) - fitted
+        try session.click(x: 40, y: 250, count: 2)
         var zoomed = 0
         #expect(try waitFor(seconds: 30) { zoomed = GalleryTests.yellowWidth(try session.screenshot(), y: 300); return zoomed > fitted * 3 }, "fitted \(fitted), zoomed \(zoomed)")
         // Fitted, the photo was decoded for the window; at 100 % it is decoded whole (the app's
@@ -77,6 +80,8 @@ struct ViewerTests {
         #expect(waitFor(seconds: 30) { decodes().count == 2 }, "decodes: \(decodes())")
         #expect(decodes().first.map { $0 <= 1280 } == true && decodes().last == 3840, "decodes: \(decodes())")
         let before = try #require(Self.firstYellow(try session.screenshot(), y: 300))
+        let underClick = Double(40 - photoLeft) * 3840 / Double(fitted * 8)
+        #expect(abs(Double(before) - (40 + 480 - underClick)) <= 12, "clicked at x 40 (the photo's \(underClick) px), the yellow bar starts at \(before)")
         // Drag 300 px to the left: the picture follows the pointer.
         let window = try #require(session.windowID())
         var steps = ["mousemove", "--window", window, "700", "400", "mousedown", "1", "sleep", "0.2"]

@@ -38,9 +38,6 @@ final class ViewerPage {
     private var pinchAnchor: (x: Double, y: Double)?
     /// Where the pointer is over the picture (the point Ctrl+scroll zooms about).
     private var pointer: (x: Double, y: Double)?
-    /// Scroll positions a zoom asked for, kept until the scrolled window's adjustments have
-    /// room for them (they grow at the next layout).
-    private var pendingScroll: (h: Double?, v: Double?) = (nil, nil)
     private var dragStart = (x: 0.0, y: 0.0)
     /// The photo's full size, upright (what zoom factors count in), and the longest side of the
     /// picture decoded so far (smaller until zoomed past the window's size).
@@ -151,14 +148,6 @@ final class ViewerPage {
             return true
         }
         gtk_widget_add_controller(scrolled, scroll)
-        for adjustment in [gtk_scrolled_window_get_hadjustment(cast(scrolled))!, gtk_scrolled_window_get_vadjustment(cast(scrolled))!] {
-            let horizontal = adjustment == gtk_scrolled_window_get_hadjustment(cast(scrolled))
-            connect(UnsafeMutableRawPointer(adjustment), "changed") { [weak self] in
-                guard let self, let value = horizontal ? self.pendingScroll.h : self.pendingScroll.v else { return }
-                gtk_adjustment_set_value(adjustment, value)
-                if horizontal { self.pendingScroll.h = nil } else { self.pendingScroll.v = nil }
-            }
-        }
 
         let click = gtk_gesture_click_new()!
         connectPressed(UnsafeMutableRawPointer(click)) { [weak self] presses, x, y in
@@ -201,7 +190,6 @@ final class ViewerPage {
         let drag = gtk_gesture_drag_new()!
         connectDoubles(UnsafeMutableRawPointer(drag), "drag-begin") { [weak self] _, _ in
             guard let self else { return false }
-            self.pendingScroll = (nil, nil)
             self.dragStart = (gtk_adjustment_get_value(gtk_scrolled_window_get_hadjustment(cast(self.scrolled))),
                               gtk_adjustment_get_value(gtk_scrolled_window_get_vadjustment(cast(self.scrolled))))
             return false
@@ -233,7 +221,6 @@ final class ViewerPage {
         shownID = asset.id
         showTitle(asset)
         zoom = nil
-        pendingScroll = (nil, nil)
         loading?.cancel()
         showFavorite(asset.isFavorite)
         if info.isShown { info.show(asset) }
@@ -369,7 +356,6 @@ final class ViewerPage {
     /// Back to the fitted picture.
     func zoomToFit() {
         zoom = nil
-        pendingScroll = (nil, nil)
         applyZoom()
     }
 
@@ -386,20 +372,15 @@ final class ViewerPage {
         setZoom(factor, placing: photoPoint(under: focus), at: focus)
     }
 
-    /// The scroll positions, horizontal and vertical: one still waiting for the layout is where
-    /// the photo is (a pinch sends several changes a frame).
-    private var scrollPosition: (h: Double, v: Double) {
-        (pendingScroll.h ?? gtk_adjustment_get_value(gtk_scrolled_window_get_hadjustment(cast(scrolled))),
-         pendingScroll.v ?? gtk_adjustment_get_value(gtk_scrolled_window_get_vadjustment(cast(scrolled))))
-    }
-
     /// Where the photo's side of `side` pixels starts in the scrolled window's content at
     /// `scale`: centred while it is smaller than the window's `window` pixels.
     private func margin(_ side: Int, _ window: Double, _ scale: Double) -> Double { max(0, (window - Double(side) * scale) / 2) }
 
     /// The photo's point (in the photo's pixels) drawn under `point` of the scrolled window.
     private func photoPoint(under point: (x: Double, y: Double)) -> (x: Double, y: Double) {
-        let scale = zoom ?? fitScale, position = scrollPosition
+        let scale = zoom ?? fitScale
+        let position = (h: gtk_adjustment_get_value(gtk_scrolled_window_get_hadjustment(cast(scrolled))),
+                        v: gtk_adjustment_get_value(gtk_scrolled_window_get_vadjustment(cast(scrolled))))
         return ((position.h + point.x - margin(imageSize.width, Double(gtk_widget_get_width(scrolled)), scale)) / scale,
                 (position.v + point.y - margin(imageSize.height, Double(gtk_widget_get_height(scrolled)), scale)) / scale)
     }
@@ -408,17 +389,17 @@ final class ViewerPage {
     /// as the photo's edges allow).
     private func setZoom(_ factor: Double, placing photo: (x: Double, y: Double), at focus: (x: Double, y: Double)) {
         zoom = factor <= fitScale ? nil : min(factor, 8)
-        let scale = zoom ?? fitScale
-        func scrolledTo(_ photo: Double, _ focus: Double, _ side: Int, _ window: Double) -> Double {
-            min(max(0, photo * scale + margin(side, window, scale) - focus), max(0, Double(side) * scale - window))
-        }
-        pendingScroll = zoom == nil ? (nil, nil)
-            : (scrolledTo(photo.x, focus.x, imageSize.width, Double(gtk_widget_get_width(scrolled))),
-               scrolledTo(photo.y, focus.y, imageSize.height, Double(gtk_widget_get_height(scrolled))))
         applyZoom()
-        // Zooming out, the adjustments already have room.
-        for (adjustment, value) in [(gtk_scrolled_window_get_hadjustment(cast(scrolled))!, pendingScroll.h), (gtk_scrolled_window_get_vadjustment(cast(scrolled))!, pendingScroll.v)] {
-            if let value, value <= gtk_adjustment_get_upper(adjustment) - gtk_adjustment_get_page_size(adjustment) { gtk_adjustment_set_value(adjustment, value) }
+        guard let zoom else { return }
+        // The adjustments are given the zoomed size now, with the position: set only after the
+        // layout had grown them, a position did not move the picture until the next layout
+        // (GTK 4.8's viewport had already placed it).
+        let width = Double(gtk_widget_get_width(scrolled)), height = Double(gtk_widget_get_height(scrolled))
+        for (adjustment, side, point, focus, window) in [(gtk_scrolled_window_get_hadjustment(cast(scrolled))!, imageSize.width, photo.x, focus.x, width),
+                                                         (gtk_scrolled_window_get_vadjustment(cast(scrolled))!, imageSize.height, photo.y, focus.y, height)] {
+            let content = max(window, Double(Int32(Double(side) * zoom)))
+            let value = min(max(0, point * zoom + margin(side, window, zoom) - focus), content - window)
+            gtk_adjustment_configure(adjustment, value, 0, content, window * 0.1, window * 0.9, window)
         }
     }
 
