@@ -412,17 +412,6 @@ def main():
                         time.sleep(0.016)
                 display.touch(2, sid, finger, x1, y, True)
                 answer = {"swiped": True}
-            elif words[0] == "chain":
-                with display.lock:
-                    answer = []
-                    for nid, node in display.nodes.items():
-                        if node["type"] == NODE_TEXTURE and node["rect"][2] > 300:
-                            chain, cur = [], nid
-                            while cur in display.nodes:
-                                n = display.nodes[cur]
-                                chain.append((cur, n["type"], n.get("rect") or n.get("origin") or n.get("transform")))
-                                cur = n["parent"]
-                            answer.append(chain)
             elif words[0] == "tap":
                 x, y = (float(w) for w in words[1:3])
                 sid = target["id"]
