@@ -40,7 +40,9 @@ public final class GalleryModel {
     public private(set) var filter: GalleryFilter = .all
     /// The library's albums with their sizes, by name (read with the items).
     public private(set) var albums: [(name: String, count: Int)] = []
-    /// The albums changed (names or sizes).
+    /// Each album's cover (its chosen item, else its newest), by album name; an empty album has none.
+    public private(set) var albumCovers: [String: Asset] = [:]
+    /// The albums changed (names, sizes or covers).
     public var onAlbumsChange: () -> Void = {}
     /// The filter changed (an album shown was renamed or deleted, so the gallery shows all).
     public var onFilterChange: () -> Void = {}
@@ -97,8 +99,12 @@ public final class GalleryModel {
         do throws(LibraryError) {
             // The library is an actor: the queries run on its executor, not on the main thread.
             let albums = try await library.albums()
-            if albums.map(\.name) != self.albums.map(\.name) || albums.map(\.count) != self.albums.map(\.count) {
+            var covers: [String: Asset] = [:]
+            for album in albums where album.count > 0 { covers[album.name] = try await library.cover(ofAlbum: album.name) }
+            if albums.map(\.name) != self.albums.map(\.name) || albums.map(\.count) != self.albums.map(\.count)
+                || covers.mapValues(\.id) != albumCovers.mapValues(\.id) {
                 self.albums = albums
+                albumCovers = covers
                 onAlbumsChange()
             }
             if case let .album(name) = filter, !albums.contains(where: { $0.name == name }) {
@@ -182,6 +188,11 @@ public final class GalleryModel {
                 self.filter = .album(newName.trimmingCharacters(in: .whitespacesAndNewlines))  // as the library stores it
             }
         }
+    }
+
+    /// Makes `asset` the cover of the album `name`; true when done.
+    public func setCover(_ asset: Asset, ofAlbum name: String) async -> Bool {
+        await albumChange { library throws(LibraryError) in try await library.setCover(asset.id, ofAlbum: name) }
     }
 
     /// Deletes the album `name` (its items stay in the library); true when done.

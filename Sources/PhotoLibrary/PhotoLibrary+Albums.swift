@@ -68,6 +68,29 @@ extension PhotoLibrary {
         try assets(where: "id IN (SELECT asset FROM album_assets WHERE album = ?) ORDER BY created DESC, id", [.integer(try albumID(name))])
     }
 
+    /// Makes the asset `id` the album's cover (the picture that stands for it); an asset not in
+    /// the album is added to it first, as a cover is one of its items.
+    public func setCover(_ id: String, ofAlbum name: String) throws(LibraryError) {
+        let album = try albumID(name)
+        guard try asset(id: id) != nil else { throw .notFound(id) }
+        try database.transaction { () throws(LibraryError) in
+            try database.query("INSERT OR IGNORE INTO album_assets (album, asset) VALUES (?, ?)", [.integer(album), .text(id)])
+            try database.query("UPDATE albums SET cover = ? WHERE id = ?", [.text(id), .integer(album)])
+        }
+    }
+
+    /// The album's cover: the asset chosen with `setCover` while it is still in the album and
+    /// the library, otherwise its newest asset; nil for an empty album.
+    public func cover(ofAlbum name: String) throws(LibraryError) -> Asset? {
+        let album = try albumID(name)
+        let chosen = try database.query("""
+            SELECT albums.cover FROM albums JOIN album_assets ON album_assets.album = albums.id AND album_assets.asset = albums.cover
+            WHERE albums.id = ?
+            """, [.integer(album)]).first?.first?.text
+        if let chosen, let asset = try asset(id: chosen) { return asset }
+        return try assets(inAlbum: name).first
+    }
+
     func albumID(_ name: String) throws(LibraryError) -> Int64 {
         guard let id = try database.query("SELECT id FROM albums WHERE name = ?", [.text(name)]).first?.first?.integer else {
             throw .albumNotFound(name)

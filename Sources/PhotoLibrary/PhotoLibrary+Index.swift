@@ -54,7 +54,8 @@ extension PhotoLibrary {
             CREATE INDEX IF NOT EXISTS assets_created ON assets (created DESC);
             CREATE TABLE IF NOT EXISTS albums (
                 id INTEGER PRIMARY KEY,
-                name TEXT NOT NULL UNIQUE
+                name TEXT NOT NULL UNIQUE,
+                cover TEXT
             );
             CREATE TABLE IF NOT EXISTS album_assets (
                 album INTEGER NOT NULL REFERENCES albums (id) ON DELETE CASCADE,
@@ -83,7 +84,10 @@ extension PhotoLibrary {
         for column in keptColumns where !kept.contains(column) {
             try database.execute("ALTER TABLE trashed ADD COLUMN \(column) \(types[column] ?? "")")
         }
-        if try database.query("PRAGMA user_version").first?.first?.integer != 3 { try database.execute("PRAGMA user_version = 3") }
+        // Version 3 albums had no chosen cover.
+        let albumColumns = try database.query("PRAGMA table_info(albums)").compactMap { $0[1].text }
+        if !albumColumns.contains("cover") { try database.execute("ALTER TABLE albums ADD COLUMN cover TEXT") }
+        if try database.query("PRAGMA user_version").first?.first?.integer != 4 { try database.execute("PRAGMA user_version = 4") }
     }
 
     /// Deletes temporary files a crash left behind (`.NAME.PID.N.tmp`, see `AtomicFile`): those

@@ -5,7 +5,7 @@ import PhotoLibrary
 /// The album actions behind the Album menu: on the viewer's item or the gallery's selection, and
 /// on the album the gallery shows.
 extension CameraApplication {
-    /// Adds app.add-to-album(name), app.new-album, app.add-photos-to-album, app.remove-from-album,
+    /// Adds app.add-to-album(name), app.new-album, app.add-photos-to-album, app.choose-album-cover, app.remove-from-album,
     /// app.rename-album, app.delete-album and app.gallery-filter(all|photos|videos|favorites|album:NAME).
     func addAlbumActions(_ map: UnsafeMutableRawPointer, _ model: CameraModel) {
         let gallery = model.gallery
@@ -36,6 +36,23 @@ extension CameraApplication {
                     if await gallery.add(items, toAlbum: name) { window.toast(CameraWords.translate("Added to “%@”", name)) }
                 }
             }
+            key = ObjectIdentifier(picker)
+            pickers[ObjectIdentifier(picker)] = picker
+        }
+        // The seeds' picker choosing an album's cover: the album's items, one chosen.
+        addAction(map, "choose-album-cover") { [weak self] _ in
+            guard let self, let window = self.window, case let .album(name) = gallery.filter else { return }
+            let items = model.makeGallery(of: nil)
+            items.setFilter(.album(name))
+            var key: ObjectIdentifier?
+            let picker = PickerWindow(gallery: items, request: PickRequest(), parent: window.window) { [weak self] chosen in
+                if let key { self?.pickers[key] = nil }
+                guard let cover = chosen?.first else { return }
+                Task {
+                    if await gallery.setCover(cover, ofAlbum: name) { window.toast(CameraWords.translate("Cover of “%@” chosen", name)) }
+                }
+            }
+            gtk_window_set_title(cast(picker.window), CameraWords.translate("Choose the Cover of “%@”", name))
             key = ObjectIdentifier(picker)
             pickers[ObjectIdentifier(picker)] = picker
         }

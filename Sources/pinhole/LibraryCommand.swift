@@ -18,7 +18,7 @@ enum LibraryCommand {
                    .init("thumbnail ID [--size normal|large|x-large|xx-large]", L("print the freedesktop thumbnail's path")),
                    .init("thumbnails [--size SIZE]", L("make every missing or stale thumbnail now (default: large)")),
                    .init("albums", L("the albums with their sizes")),
-                   .init("album create|delete NAME | album rename NAME NEW | album add|remove NAME ID…"),
+                   .init("album create|delete NAME | album rename NAME NEW | album add|remove NAME ID… | album cover NAME [ID]"),
                    .init("verify [--repair]", L("check the index against the files (--repair: make them agree)")),
                    .init("-h, --help")], width: 33)
     }
@@ -110,7 +110,7 @@ enum LibraryCommand {
                 for album in try await library.albums() { output("\(album.name)\t\(album.count)") }
             case "album":
                 let words = try options.finish(maximumPositionals: .max)
-                guard words.count >= 2 else { throw CLIError.usage(L("album needs an action and a name: create, rename, delete, add, remove")) }
+                guard words.count >= 2 else { throw CLIError.usage(L("album needs an action and a name: create, rename, delete, add, remove, cover")) }
                 let (action, name, rest) = (words[0], words[1], Array(words.dropFirst(2)))
                 switch action {
                 case "create" where rest.isEmpty: try await library.createAlbum(name)
@@ -118,6 +118,9 @@ enum LibraryCommand {
                 case "rename" where rest.count == 1: try await library.renameAlbum(name, to: rest[0])
                 case "add" where !rest.isEmpty: try await library.add(ids: rest, toAlbum: name)
                 case "remove" where !rest.isEmpty: try await library.remove(ids: rest, fromAlbum: name)
+                case "cover" where rest.count == 1: try await library.setCover(rest[0], ofAlbum: name)
+                case "cover" where rest.isEmpty:
+                    if let cover = try await library.cover(ofAlbum: name) { output("\(cover.id)\t\(cover.path)") }
                 default: throw CLIError.usage(L("album %@: see `pinhole library --help` for its arguments", action))
                 }
             case "verify":

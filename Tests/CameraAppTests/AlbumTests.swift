@@ -13,6 +13,59 @@ struct AlbumTests {
         Int(try GalleryTests.index(session, "SELECT count(*) FROM album_assets JOIN albums ON albums.id = album_assets.album WHERE albums.name = '\(album)'")) ?? -1
     }
 
+    /// How many pixels of the window's header (the top 46 rows) are near `colour`.
+    static func headerPixels(_ session: AppSession, near colour: (r: Int, g: Int, b: Int)) throws -> Int {
+        let shot = try session.screenshot()
+        var count = 0
+        for y in 0..<46 {
+            for x in 0..<min(960, shot.width) {
+                let p = shot.bgraPixel(x: x, y: y)
+                if abs(Int(p.r) - colour.r) < 30, abs(Int(p.g) - colour.g) < 30, abs(Int(p.b) - colour.b) < 30 { count += 1 }
+            }
+        }
+        return count
+    }
+
+    @Test("Choose Cover… picks one of the album's items in the picker, by keys; the header's filter shows the album's cover: its newest item, then the one chosen")
+    func cover() throws {
+        let session = try AppSession()
+        let library = ["PINHOLE_LIBRARY": session.folder.path("library")]
+        // Red first, then blue: blue is the newest, the album's cover until one is chosen.
+        for colour in ["red", "blue"] {
+            let png = session.folder.path(colour + ".png")
+            try #require(try runTool("convert", ["-size", "320x240", "xc:" + colour, "PNG24:" + png]).status == 0)
+            let imported = try runTool(builtProduct("pinhole"), ["library", "import", png], environment: library)
+            try #require(imported.status == 0, "pinhole library import: \(imported.stderr)")
+        }
+        let ids = try GalleryTests.index(session, "SELECT id FROM assets ORDER BY created, id").split(separator: "\n").map(String.init)
+        try #require(ids.count == 2)
+        for arguments in [["library", "album", "create", "Walks"], ["library", "album", "add", "Walks"] + ids] {
+            let result = try runTool(builtProduct("pinhole"), arguments, environment: library)
+            try #require(result.status == 0, "pinhole \(arguments): \(result.stderr)")
+        }
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        try session.action("gallery-filter", "album:Walks")
+        #expect(try waitFor(seconds: 30) { try GalleryTests.cells(session) == 2 })
+        let red = (r: 255, g: 0, b: 0), blue = (r: 0, g: 0, b: 255)
+        // A 24-pixel cover beside the album's name.
+        #expect(try waitFor(seconds: 30) { try Self.headerPixels(session, near: blue) > 300 && Self.headerPixels(session, near: red) == 0 },
+                "the header's cover: \((try? Self.headerPixels(session, near: blue)) ?? -1) blue, \((try? Self.headerPixels(session, near: red)) ?? -1) red pixels")
+        // The picker offers the album's two items, the newest selected: Right, then Enter, chooses red.
+        try session.action("choose-album-cover")
+        let title = "^Choose the Cover of “Walks”$"
+        #expect(waitFor(seconds: 30) { session.windowID(named: title) != nil }, "no picker")
+        usleep(500_000)
+        try session.key("Right", window: title)
+        try session.key("Return", window: title)
+        #expect(waitFor(seconds: 30) { session.windowID(named: title) == nil }, "the picker stayed open")
+        #expect(try waitFor(seconds: 30) { try GalleryTests.index(session, "SELECT cover FROM albums WHERE name = 'Walks'") == ids[0] },
+                "cover: \((try? GalleryTests.index(session, "SELECT cover FROM albums")) ?? "")")
+        #expect(try waitFor(seconds: 30) { try Self.headerPixels(session, near: red) > 300 && Self.headerPixels(session, near: blue) == 0 },
+                "the header's cover: \((try? Self.headerPixels(session, near: red)) ?? -1) red, \((try? Self.headerPixels(session, near: blue)) ?? -1) blue pixels")
+        #expect(try AppStateTests.shows(session, "Cover of “Walks” chosen") || (session.app?.errors ?? "").contains("Cover of “Walks” chosen"))
+    }
+
     @Test("an album as a filter; Remove from This Album; New Album… with the selection; Rename Album… followed by the filter; Add Photos… through the picker; Delete Album keeps the photos")
     func albums() throws {
         let session = try AppSession()

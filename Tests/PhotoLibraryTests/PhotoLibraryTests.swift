@@ -194,6 +194,37 @@ struct PhotoLibraryChangeTests {
         #expect(try await library.count == 2)
     }
 
+    @Test("an album's cover: its newest item until one is chosen; the chosen one (added to the album if it was not in it) through a rename; the newest again once the chosen one leaves")
+    func albumCover() async throws {
+        let folder = try TemporaryDirectory()
+        let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"))
+        let library = try await PhotoLibrary(location: location)
+        let a = try await library.addPhoto(data: jpeg(hour: 9, minute: 0, seed: 21))
+        let b = try await library.addPhoto(data: jpeg(hour: 10, minute: 0, seed: 22))
+        let c = try await library.addPhoto(data: jpeg(hour: 11, minute: 0, seed: 23))
+        try await library.createAlbum("Walks")
+        #expect(try await library.cover(ofAlbum: "Walks") == nil)
+        try await library.add(ids: [a.id, b.id], toAlbum: "Walks")
+        #expect(try await library.cover(ofAlbum: "Walks")?.id == b.id, "the newest")
+        try await library.setCover(a.id, ofAlbum: "Walks")
+        #expect(try await library.cover(ofAlbum: "Walks")?.id == a.id)
+        try await library.renameAlbum("Walks", to: "Hikes")
+        #expect(try await library.cover(ofAlbum: "Hikes")?.id == a.id)
+        #expect(try sqlite(location.index, "SELECT cover FROM albums WHERE name = 'Hikes'") == a.id)
+        // Chosen from outside the album: it joins it.
+        try await library.setCover(c.id, ofAlbum: "Hikes")
+        #expect(try await library.assets(inAlbum: "Hikes").map(\.id) == [c.id, b.id, a.id])
+        await #expect(throws: LibraryError.notFound("nope")) { try await library.setCover("nope", ofAlbum: "Hikes") }
+        await #expect(throws: LibraryError.albumNotFound("Nope")) { try await library.setCover(a.id, ofAlbum: "Nope") }
+        #expect(try await library.cover(ofAlbum: "Hikes")?.id == c.id)
+        // Taken out of the album, or moved to the Trash, the cover falls back to the newest left.
+        try await library.remove(ids: [c.id], fromAlbum: "Hikes")
+        #expect(try await library.cover(ofAlbum: "Hikes")?.id == b.id)
+        try await library.setCover(a.id, ofAlbum: "Hikes")
+        try await library.delete(ids: [a.id])
+        #expect(try await library.cover(ofAlbum: "Hikes")?.id == b.id)
+    }
+
     @Test("export copies files unchanged, or without location, as exiftool sees")
     func export() async throws {
         let folder = try TemporaryDirectory()

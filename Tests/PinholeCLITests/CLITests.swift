@@ -108,6 +108,11 @@ struct CLITests {
         #expect(try pinhole(["library", "album", "create", "Trips"], environment: env).status == 0)
         #expect(try pinhole(["library", "album", "add", "Trips", id], environment: env).status == 0)
         #expect(try pinhole(["library", "albums"], environment: env).stdout == "Trips\t1\n")
+        // The cover: the newest item until one is chosen.
+        #expect(try pinhole(["library", "album", "cover", "Trips"], environment: env).stdout.hasPrefix(id + "\t"))
+        #expect(try pinhole(["library", "album", "cover", "Trips", id], environment: env).status == 0)
+        let unknownCover = try pinhole(["library", "album", "cover", "Trips", "nope"], environment: env)
+        #expect(unknownCover.status != 0 && unknownCover.stderr.contains("nope"), "\(unknownCover.stderr)")
         #expect(try pinhole(["library", "list", "--album", "Trips"], environment: env).stdout.contains(id))
         let noAlbum = try pinhole(["library", "list", "--album", "Nope"], environment: env)
         #expect(noAlbum.status == 7 && noAlbum.stderr.contains("album 'Nope'"))

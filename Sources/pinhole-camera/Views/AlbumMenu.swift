@@ -2,7 +2,7 @@ import CameraModel
 import CGtk
 
 /// The Album menu of the gallery's and the viewer's header bars: Add to Album (each album, and
-/// New Album…), and for the album shown, Add Photos…, Remove from This Album, Rename Album… and
+/// New Album…), and for the album shown, Add Photos…, Choose Cover…, Remove from This Album, Rename Album… and
 /// Delete Album. One GMenu, rebuilt when the library's albums change; its items are the app's
 /// actions, which act on the viewer's item or the gallery's selection.
 @MainActor
@@ -22,7 +22,8 @@ final class AlbumMenu {
         g_menu_append_submenu(menu, L("Add to Album"), cast(add))
         g_object_unref(UnsafeMutableRawPointer(add))
         let shown = g_menu_new()!
-        for (title, action) in [(L("Add Photos…"), "app.add-photos-to-album"), (L("Remove from This Album"), "app.remove-from-album"),
+        for (title, action) in [(L("Add Photos…"), "app.add-photos-to-album"), (L("Choose Cover…"), "app.choose-album-cover"),
+                                (L("Remove from This Album"), "app.remove-from-album"),
                                 (L("Rename Album…"), "app.rename-album"), (L("Delete Album"), "app.delete-album")] {
             g_menu_append(shown, title, action)
         }

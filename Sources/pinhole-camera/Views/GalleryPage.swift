@@ -33,6 +33,8 @@ final class GalleryPage {
     /// The filter drop-down: the fixed filters, then the albums.
     private let dropDown: Widget
     private let filterNames: OpaquePointer
+    /// The drop-down's rows, albums with their covers.
+    private let covers: AlbumCovers
     private let fixedFilters: [(GalleryFilter, String)]
     private var filters: [GalleryFilter] { fixedFilters.map(\.0) + gallery.albums.map { .album($0.name) } }
     /// Set while the drop-down is changed from code, so its notification is not a choice.
@@ -74,6 +76,8 @@ final class GalleryPage {
         filterNames = gtk_string_list_new(nil)
         for (_, title) in fixedFilters { gtk_string_list_append(filterNames, title) }
         dropDown = gtk_drop_down_new(cast(filterNames), nil)
+        covers = AlbumCovers(gallery: gallery, fixedCount: fixedFilters.count)
+        gtk_drop_down_set_factory(cast(dropDown), covers.factory)
         label(dropDown, L("Show"))
         adw_header_bar_set_title_widget(cast(header), dropDown)
         gtk_box_append(cast(widget), header)
