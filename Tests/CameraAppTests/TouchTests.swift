@@ -119,6 +119,42 @@ struct TouchTests {
         return abs(a.r - b.r) < 40 && abs(a.g - b.g) < 40 && abs(a.b - b.b) < 40
     }
 
+    @Test("a finger moved up the gallery scrolls it as far as it moved")
+    func scrollGallery() throws {
+        let session = try AppSession()
+        // 40 photos of different reds: more than a screen of cells.
+        let folder = session.folder.path("imports")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var files: [String] = []
+        for index in 0..<40 {
+            let png = folder + "/\(index).png"
+            try #require(try runTool("convert", ["-size", "64x48", "xc:rgb(\(100 + index * 3),0,0)", "PNG24:" + png]).status == 0)
+            files.append(png)
+        }
+        let imported = try runTool(builtProduct("pinhole"), ["library", "import"] + files, environment: ["PINHOLE_LIBRARY": session.folder.path("library")])
+        try #require(imported.status == 0, "pinhole library import: \(imported.stderr)")
+        let screen = try Screen(session)
+        try #require(try waitFor(seconds: patience) { try screen.ask("window") is [String: Any] }, "no window on Broadway: \(screen.app.errors.suffix(600))")
+        try session.action("gallery")
+        // A cell of the third row, once the page has slid in and the cells stay put.
+        var cells: [Drawn] = []
+        #expect(try waitFor(seconds: patience) {
+            let before = try screen.textures().filter { (100...400).contains($0.width) }
+            usleep(200_000)
+            cells = try screen.textures().filter { (100...400).contains($0.width) }
+            return cells.count > 8 && cells.map { [$0.x, $0.y] } == before.map { [$0.x, $0.y] }
+        }, "cells: \(cells)")
+        let top = try #require(cells.map(\.y).min())
+        let tracked = try #require(cells.first { $0.y > top + 250 && $0.y < top + 450 }, "no third row in \(cells)")
+        try screen.touch("drag 300 600 300 300 20 300")
+        var moved: Drawn?
+        #expect(try waitFor(seconds: patience) {
+            moved = try screen.textures().first { $0.png == tracked.png }
+            return moved.map { abs($0.y - (tracked.y - 300)) < 8 && abs($0.x - tracked.x) < 1 } ?? false
+        }, "a cell was at \(tracked.y), after a 300 px finger move at \(String(describing: moved?.y)); the app said: \(screen.app.errors.suffix(400))")
+        #expect(!screen.app.hasExited, "the app ended: \(screen.app.errors.suffix(600))")
+    }
+
     @Test("a tap opens the photo; a swipe steps to the next and back; a pinch zooms about the fingers; a finger pans the zoomed photo as far as it moves; a pinch fits it again and a swipe steps; a key zooms about the middle")
     func tapSwipePinchPan() throws {
         let session = try AppSession()

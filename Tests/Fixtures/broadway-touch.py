@@ -15,8 +15,9 @@ may come and go), one per line; each gets one JSON line on stdout:
     textures                     its texture nodes, drawn size and place in the window, with the
                                  texture's PNG written to FOLDER: [{"x", "y", "width", "height", "png"}]
     pinch CX CY FROM TO STEPS    two fingers FROM px apart around (CX, CY) spread to TO px apart
-    swipe X0 Y X1 STEPS [HOLD]   one finger from (X0, Y) to (X1, Y), a move every 16 ms, then
-                                 still for HOLD ms (0) before it lifts
+    drag X0 Y0 X1 Y1 STEPS [HOLD]  one finger from (X0, Y0) to (X1, Y1) in STEPS moves, one
+                                 every 16 ms, then still for HOLD ms (0) before it lifts
+    swipe X0 Y X1 STEPS [HOLD]   the same, across
     tap X Y                      one finger down and up at (X, Y)
 Coordinates are the window's. Errors are {"error": "..."}.
 """
@@ -110,8 +111,9 @@ class Display:
         self.folder = folder
         self.lock = threading.Condition()
         self.serial = 0
-        self.surfaces = {}   # id -> {"x", "y", "width", "height", "visible", "roots": [node ids]}
-        self.nodes = {}      # id -> {"type", "parent", "children", ...}
+        # id -> {"x", "y", "width", "height", "visible", "roots": [node ids],
+        #        "nodes": {node id -> {"type", "parent", "children", ...}}} (node ids are per surface)
+        self.surfaces = {}
         self.textures = {}   # id -> PNG bytes
         self.closed = False
         self.touches = 0
@@ -164,7 +166,7 @@ class Display:
             self.serial = take("I")
             if op == OP_NEW_SURFACE:
                 sid, x, y, w, h = take("HhhHH")
-                self.surfaces[sid] = {"x": x, "y": y, "width": w, "height": h, "visible": False, "roots": []}
+                self.surfaces[sid] = {"x": x, "y": y, "width": w, "height": h, "visible": False, "roots": [], "nodes": {}}
             elif op in (OP_SHOW_SURFACE, OP_HIDE_SURFACE):
                 sid = take("H")
                 if sid in self.surfaces:
@@ -203,7 +205,8 @@ class Display:
                 raise RuntimeError("unknown Broadway operation %d" % op)
 
     def set_nodes(self, sid, data):
-        surface = self.surfaces.setdefault(sid, {"x": 0, "y": 0, "width": 0, "height": 0, "visible": False, "roots": []})
+        surface = self.surfaces.setdefault(sid, {"x": 0, "y": 0, "width": 0, "height": 0, "visible": False, "roots": [], "nodes": {}})
+        nodes = surface["nodes"]
         pos = 0
 
         def u32():
@@ -225,19 +228,19 @@ class Display:
             return (m[0], m[5], m[12], m[13])
 
         def children_of(parent):
-            return surface["roots"] if parent == 0 else self.nodes[parent]["children"]
+            return surface["roots"] if parent == 0 else nodes[parent]["children"]
 
         def detach(nid):
-            node = self.nodes.get(nid)
+            node = nodes.get(nid)
             if node is None:
                 return
-            siblings = children_of(node["parent"]) if node["parent"] == 0 or node["parent"] in self.nodes else []
+            siblings = children_of(node["parent"]) if node["parent"] == 0 or node["parent"] in nodes else []
             if nid in siblings:
                 siblings.remove(nid)
 
         def place(nid, parent, previous):
             detach(nid)
-            self.nodes[nid]["parent"] = parent
+            nodes[nid]["parent"] = parent
             siblings = children_of(parent)
             siblings.insert(siblings.index(previous) + 1 if previous in siblings else 0, nid)
 
@@ -284,7 +287,7 @@ class Display:
                 [u32() for _ in range(pos_skip)]
             elif kind != NODE_CONTAINER:
                 raise RuntimeError("unknown Broadway node type %d" % kind)
-            self.nodes[nid] = node
+            nodes[nid] = node
             place(nid, parent, previous)
             if kind in (NODE_TRANSFORM, NODE_CLIP, NODE_ROUNDED_CLIP, NODE_OPACITY, NODE_SHADOW, NODE_DEBUG):
                 insert(nid, None)
@@ -302,20 +305,20 @@ class Display:
             elif op == NODE_OP_REMOVE:
                 nid = u32()
                 detach(nid)
-                self.nodes.pop(nid, None)
+                nodes.pop(nid, None)
             elif op == NODE_OP_MOVE_AFTER:
                 parent, previous, nid = u32(), u32(), u32()
-                if nid in self.nodes:
+                if nid in nodes:
                     place(nid, parent, previous if previous else None)
             elif op == NODE_OP_PATCH_TEXTURE:
                 nid, tid = u32(), u32()
-                if nid in self.nodes:
-                    self.nodes[nid]["texture"] = tid
+                if nid in nodes:
+                    nodes[nid]["texture"] = tid
             elif op == NODE_OP_PATCH_TRANSFORM:
                 nid = u32()
                 value = transform()
-                if nid in self.nodes:
-                    self.nodes[nid]["transform"] = value
+                if nid in nodes:
+                    nodes[nid]["transform"] = value
             else:
                 raise RuntimeError("unknown Broadway node operation %d" % op)
 
@@ -332,8 +335,10 @@ class Display:
         """Texture nodes of a surface in paint order, placed as the browser places their images."""
         found = []
 
+        nodes = self.surfaces[sid]["nodes"]
+
         def walk(nid, sx, sy, ox, oy):
-            node = self.nodes.get(nid)
+            node = nodes.get(nid)
             if node is None:
                 return
             kind = node["type"]
@@ -396,22 +401,26 @@ def main():
                 display.touch(2, sid, one, cx - end / 2, cy, True)
                 display.touch(2, sid, two, cx + end / 2, cy, False)
                 answer = {"pinched": True}
-            elif words[0] == "swipe":
-                x0, y, x1, steps = (float(w) for w in words[1:5])
-                hold = float(words[5]) / 1000 if len(words) > 5 else 0
+            elif words[0] in ("swipe", "drag"):
+                # swipe X0 Y X1 STEPS [HOLD] is drag X0 Y X1 Y STEPS [HOLD].
+                numbers = [float(w) for w in words[1:]]
+                if words[0] == "swipe":
+                    numbers.insert(3, numbers[1])
+                x0, y0, x1, y1, steps = numbers[:5]
+                hold = numbers[5] / 1000 if len(numbers) > 5 else 0
                 sid = target["id"]
-                display.event(EVENT_ENTER, [sid, sid, target["x"] + x0, target["y"] + y, x0, y, 0, 0])
+                display.event(EVENT_ENTER, [sid, sid, target["x"] + x0, target["y"] + y0, x0, y0, 0, 0])
                 finger = display.fingers()
                 for step in range(int(steps) + 1):
-                    display.touch(0 if step == 0 else 1, sid, finger, x0 + (x1 - x0) * step / steps, y, True)
+                    display.touch(0 if step == 0 else 1, sid, finger, x0 + (x1 - x0) * step / steps, y0 + (y1 - y0) * step / steps, True)
                     time.sleep(0.016)
                 if hold:
                     # Still moves: what a resting finger reports, so the fling's speed falls to 0.
                     for _ in range(int(hold / 0.016)):
-                        display.touch(1, sid, finger, x1, y, True)
+                        display.touch(1, sid, finger, x1, y1, True)
                         time.sleep(0.016)
-                display.touch(2, sid, finger, x1, y, True)
-                answer = {"swiped": True}
+                display.touch(2, sid, finger, x1, y1, True)
+                answer = {"moved": True}
             elif words[0] == "tap":
                 x, y = (float(w) for w in words[1:3])
                 sid = target["id"]
