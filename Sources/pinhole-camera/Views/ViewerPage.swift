@@ -185,8 +185,7 @@ final class ViewerPage {
         gtk_widget_add_controller(scrolled, cast(pinch))
 
         // Panning with the mouse; a finger pans through the scrolled window's own touch
-        // panning (with its kinetic scrolling), which this would double. (Left alone rather
-        // than denied: a denied finger stayed in the pinch's count of fingers down.)
+        // panning (with its kinetic scrolling), which this would double, so touch is left to it.
         let drag = gtk_gesture_drag_new()!
         connectDoubles(UnsafeMutableRawPointer(drag), "drag-begin") { [weak self] _, _ in
             guard let self else { return false }
