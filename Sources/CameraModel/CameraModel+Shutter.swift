@@ -18,6 +18,13 @@ extension CameraModel {
         }
     }
 
+    /// The shutter pressed from outside the camera page (the app's `take-photo` and `record`
+    /// actions, over D-Bus from a script): now if the preview runs, else as soon as it does —
+    /// the camera is let go behind the gallery and takes a moment to start again.
+    public func shutterWhenReady() {
+        if screen == .preview { shutter() } else { shutterWaiting = true }
+    }
+
     /// A burst of the preference's number of photos.
     public func burst() {
         guard mode == .photo else { return }

@@ -12,7 +12,19 @@ public final class CameraModel {
     // MARK: State the views draw
 
     /// What fills the window.
-    public private(set) var screen: CameraScreen = .starting { didSet { if screen != oldValue { changed() } } }
+    public private(set) var screen: CameraScreen = .starting {
+        didSet {
+            if screen != oldValue { changed() }
+            // A shutter asked for from outside while the camera was not showing its picture
+            // (`shutterWhenReady`): pressed once the preview runs, forgotten if a page says why it cannot.
+            if shutterWaiting, screen != .starting, screen != .released {
+                shutterWaiting = false
+                if screen == .preview { shutter() }
+            }
+        }
+    }
+    /// Set by `shutterWhenReady` until the camera shows its picture or cannot.
+    var shutterWaiting = false
     /// The cameras the app offers (real ones; the test cameras when chosen), in discovery order.
     public private(set) var cameras: [CaptureDevice] = []
     /// The camera in use.

@@ -180,13 +180,17 @@ final class CameraApplication {
             },
             addAction(map, "toggle-grid") { _ in model.setGrid(!model.showsGrid) },
         ]
-        addAction(map, "take-photo") { _ in
+        // From a script, on any page: the camera page is shown and the photo taken (or the
+        // recording started or stopped) once its picture runs.
+        addAction(map, "take-photo") { [weak self] _ in
+            self?.window?.show(.camera)
             model.setMode(.photo)
-            model.shutter()
+            model.shutterWhenReady()
         }
-        addAction(map, "record") { _ in
+        addAction(map, "record") { [weak self] _ in
+            self?.window?.show(.camera)
             model.setMode(.video)
-            model.shutter()
+            model.shutterWhenReady()
         }
         addAction(map, "mode", parameter: true) { value in model.setMode(CaptureMode(rawValue: value ?? "") ?? .photo) }
         addAction(map, "flash", parameter: true) { value in model.setFlash(FlashSetting(rawValue: value ?? "") ?? .off) }

@@ -30,7 +30,7 @@ struct GalleryTests {
         return (try? String(contentsOfFile: path, encoding: .utf8))?.contains("camera-running=1")
     }
 
-    @Test("the gallery shows one cell per item with the item's thumbnail, follows `pinhole snap` and `rm` from outside, and lets the camera go while shown")
+    @Test("the gallery shows one cell per item with the item's thumbnail, follows `pinhole snap` and `rm` from outside, and lets the camera go while shown; a script's take-photo brings it back and takes the photo")
     func liveGallery() throws {
         let session = try AppSession()
         for _ in 0..<3 { try Self.snap(session) }
@@ -59,6 +59,14 @@ struct GalleryTests {
         try session.key("alt+Left")
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true), session.describePreview())
         #expect(Self.cameraRunning(session) == true)
+        // A script's take-photo while the gallery has let the camera go: the camera page comes
+        // back and the photo is taken once its picture runs.
+        try session.key("ctrl+g")
+        #expect(waitFor(seconds: 30) { Self.cameraRunning(session) == false }, "the camera still runs behind the gallery")
+        let before = session.files(in: session.photos).count
+        try session.action("take-photo")
+        #expect(waitFor(seconds: 30) { session.files(in: session.photos).count == before + 1 }, "no photo from take-photo over D-Bus")
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true), session.describePreview())
     }
 
     /// The width of the first run of the test pattern's yellow bar along row `y` of a screenshot.
