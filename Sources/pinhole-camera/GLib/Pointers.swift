@@ -31,6 +31,14 @@ func label(_ widget: Widget, _ text: String) {
     pinhole_set_accessible_label(widget, text)
 }
 
+/// An icon-only button that runs `action`, named `name` for its tooltip and assistive technology.
+func actionButton(_ icon: String, _ name: String, _ action: String) -> Widget {
+    let button = gtk_button_new_from_icon_name(icon)!
+    label(button, name)
+    gtk_actionable_set_action_name(cast(button), action)
+    return button
+}
+
 /// The same, for functions that take a final GObject type (imported as OpaquePointer).
 @inline(__always)
 func cast<U>(_ pointer: UnsafeMutablePointer<U>?) -> OpaquePointer {

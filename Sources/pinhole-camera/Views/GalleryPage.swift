@@ -55,19 +55,13 @@ final class GalleryPage {
         widget = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)
         header = adw_header_bar_new()
         if purpose == .browse {
-            let back = gtk_button_new_from_icon_name("go-previous-symbolic")!
-            label(back, L("Back to Camera"))
-            gtk_actionable_set_action_name(cast(back), "app.show-camera")
-            adw_header_bar_pack_start(cast(header), back)
+            adw_header_bar_pack_start(cast(header), actionButton("go-previous-symbolic", L("Back to Camera"), "app.show-camera"))
         }
         // A gallery of one kind (a picker for photos) offers no photo/video filters.
         if purpose == .browse {
             adw_header_bar_pack_end(cast(header), Sharing.menuButton())
             if let albumMenu { adw_header_bar_pack_end(cast(header), albumMenu.button()) }
-            let trash = gtk_button_new_from_icon_name("user-trash-symbolic")!
-            label(trash, L("Recently Deleted"))
-            gtk_actionable_set_action_name(cast(trash), "app.recently-deleted")
-            adw_header_bar_pack_end(cast(header), trash)
+            adw_header_bar_pack_end(cast(header), actionButton("user-trash-symbolic", L("Recently Deleted"), "app.recently-deleted"))
         }
         // The fixed filters, then one per album (filled when the albums are read).
         fixedFilters = gallery.mediaType == nil

@@ -25,10 +25,7 @@ final class TrashPage {
         self.gallery = gallery
         widget = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)
         let header = adw_header_bar_new()!
-        let back = gtk_button_new_from_icon_name("go-previous-symbolic")!
-        label(back, L("Back to Gallery"))
-        gtk_actionable_set_action_name(cast(back), "app.back")
-        adw_header_bar_pack_start(cast(header), back)
+        adw_header_bar_pack_start(cast(header), actionButton("go-previous-symbolic", L("Back to Gallery"), "app.back"))
         adw_header_bar_set_title_widget(cast(header), adw_window_title_new(L("Recently Deleted"), ""))
         emptyTrash = gtk_button_new_with_mnemonic(L("_Empty Trash"))
         addClass(emptyTrash, "destructive-action")

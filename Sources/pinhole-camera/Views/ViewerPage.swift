@@ -49,16 +49,10 @@ final class ViewerPage {
         self.gallery = gallery
         widget = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)
         let header = adw_header_bar_new()!
-        let back = gtk_button_new_from_icon_name("go-previous-symbolic")!
-        label(back, L("Back to Gallery"))
-        gtk_actionable_set_action_name(cast(back), "app.back")
-        adw_header_bar_pack_start(cast(header), back)
+        adw_header_bar_pack_start(cast(header), actionButton("go-previous-symbolic", L("Back to Gallery"), "app.back"))
         title = adw_window_title_new("", "")
         adw_header_bar_set_title_widget(cast(header), title)
-        let delete = gtk_button_new_from_icon_name("user-trash-symbolic")!
-        label(delete, L("Move to Trash"))
-        gtk_actionable_set_action_name(cast(delete), "app.viewer-delete")
-        adw_header_bar_pack_end(cast(header), delete)
+        adw_header_bar_pack_end(cast(header), actionButton("user-trash-symbolic", L("Move to Trash"), "app.viewer-delete"))
         favorite = gtk_toggle_button_new()
         gtk_button_set_icon_name(cast(favorite), "non-starred-symbolic")
         label(favorite, L("Favourite"))
@@ -71,10 +65,7 @@ final class ViewerPage {
         adw_header_bar_pack_end(cast(header), infoButton)
         adw_header_bar_pack_end(cast(header), Sharing.menuButton())
         if let albumMenu { adw_header_bar_pack_end(cast(header), albumMenu.button()) }
-        let fit = gtk_button_new_from_icon_name("zoom-fit-best-symbolic")!
-        label(fit, L("Best Fit or Original Size"))
-        gtk_actionable_set_action_name(cast(fit), "app.viewer-toggle-zoom")
-        adw_header_bar_pack_end(cast(header), fit)
+        adw_header_bar_pack_end(cast(header), actionButton("zoom-fit-best-symbolic", L("Best Fit or Original Size"), "app.viewer-toggle-zoom"))
         gtk_box_append(cast(widget), header)
 
         picture = gtk_picture_new()
