@@ -37,30 +37,45 @@ struct TouchTests {
 
         init(_ session: AppSession) throws {
             let runtime = session.folder.path("runtime")
-            // A display whose HTTP port (8080 + its number) is free; another test run may hold one.
-            var started: (BackgroundProcess, Int)?
-            for attempt in 0..<8 where started == nil {
-                let number = 20 + Int((getpid() + Int32(attempt) * 7) % 60)
-                let server = try BackgroundProcess(["/usr/bin/gtk4-broadwayd", ":\(number)", "--port", "\(8080 + number)", "--address", "127.0.0.1"],
-                                                   environment: ["XDG_RUNTIME_DIR": runtime])
-                let listening = waitFor(seconds: patience) { server.output.contains("Listening") || server.errors.contains("Listening") || server.hasExited }
-                if listening, !server.hasExited { started = (server, number) } else { server.stop() }
+            // The display's socket is in the session's own runtime folder; its HTTP port is one
+            // the kernel says is free (broadwayd prints "Listening" before binding it, and on a
+            // port in use it then exits: another test run's server must not be the one we reach).
+            let port = try #require(Self.freePort(), "no free TCP port")
+            let server = try BackgroundProcess(["/usr/bin/gtk4-broadwayd", ":5", "--port", "\(port)", "--address", "127.0.0.1"],
+                                               environment: ["XDG_RUNTIME_DIR": runtime])
+            let listening = waitFor(seconds: patience) {
+                server.hasExited || (try? runTool("/bin/bash", ["-c", "exec 3<>/dev/tcp/127.0.0.1/\(port)"]))?.status == 0
             }
-            let (server, number) = try #require(started, "gtk4-broadwayd did not start")
+            try #require(listening && !server.hasExited, "gtk4-broadwayd did not start: \(server.errors)")
             self.server = server
             let fifo = session.folder.path("touch-commands")
             try #require(mkfifo(fifo, 0o600) == 0)
             let textures = session.folder.path("textures")
             try FileManager.default.createDirectory(atPath: textures, withIntermediateDirectories: true)
-            client = try BackgroundProcess(["/usr/bin/python3", AppSession.repository + "/Tests/Fixtures/broadway-touch.py", "\(8080 + number)", textures, fifo])
+            client = try BackgroundProcess(["/usr/bin/python3", AppSession.repository + "/Tests/Fixtures/broadway-touch.py", "\(port)", textures, fifo])
             commands = open(fifo, O_WRONLY)
             var environment = session.environment
             environment["GDK_BACKEND"] = "broadway"
-            environment["BROADWAY_DISPLAY"] = ":\(number)"
+            environment["BROADWAY_DISPLAY"] = ":5"
             environment["DISPLAY"] = ""
             // Broadway draws with its own renderer (render nodes to the browser), not cairo's.
             environment.removeValue(forKey: "GSK_RENDERER")
             app = try BackgroundProcess([builtProduct("pinhole-camera")], environment: environment)
+        }
+
+        /// A TCP port on 127.0.0.1 that nothing listens on now (the kernel's choice for port 0).
+        static func freePort() -> Int? {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { return nil }
+            defer { close(fd) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            }
+            return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
         }
 
         deinit {
