@@ -134,6 +134,34 @@ struct TouchTests {
         return abs(a.r - b.r) < 40 && abs(a.g - b.g) < 40 && abs(a.b - b.b) < 40
     }
 
+    @Test("a portrait photo zoomed in keeps its proportions and stays centred across (it was stretched to the window's width)")
+    func portraitZoom() throws {
+        let session = try AppSession()
+        let png = session.folder.path("portrait.png")
+        try #require(try runTool("convert", ["-size", "480x640", "xc:green", "PNG24:" + png]).status == 0)
+        let imported = try runTool(builtProduct("pinhole"), ["library", "import", png], environment: ["PINHOLE_LIBRARY": session.folder.path("library")])
+        try #require(imported.status == 0, "pinhole library import: \(imported.stderr)")
+        let screen = try Screen(session)
+        try #require(try waitFor(seconds: patience) { try screen.ask("window") is [String: Any] }, "no window on Broadway: \(screen.app.errors.suffix(600))")
+        try session.action("gallery")
+        var cell: Drawn?
+        #expect(try waitFor(seconds: patience) {
+            let before = try screen.textures().first { (100...400).contains($0.width) }
+            usleep(200_000)
+            cell = try screen.textures().first { (100...400).contains($0.width) }
+            return cell != nil && cell.map { [$0.x, $0.y] } == before.map { [$0.x, $0.y] }
+        })
+        let first = try #require(cell)
+        try screen.touch("tap \(Int(first.x) + 40) \(Int(first.y + first.height / 2))")
+        let fitted = try screen.settledPhoto { $0.height > 300 }
+        let photo = try #require(fitted.photo, "the tap opened no photo")
+        try session.action("viewer-zoom-in")
+        let zoomed = try screen.settledPhoto { $0.height > photo.height * 1.2 }
+        let grown = try #require(zoomed.photo, "zoomed: \(String(describing: zoomed.photo))")
+        #expect(abs(grown.width / grown.height - 0.75) < 0.01, "drawn \(grown.width)×\(grown.height)")
+        #expect(abs((grown.x + grown.width / 2) - (photo.x + photo.width / 2)) < 2, "centred at \(photo.x + photo.width / 2), zoomed at \(grown.x + grown.width / 2)")
+    }
+
     @Test("a finger moved up the gallery scrolls it as far as it moved")
     func scrollGallery() throws {
         let session = try AppSession()
