@@ -2,8 +2,9 @@
 """A touchscreen for GTK's Broadway backend, for tests: the part of a browser that the app sees.
 
 Xvfb's XTEST makes no touch events, Weston's headless backend has no input, and this machine has
-no /dev/uinput; GTK's Broadway backend takes real touch events (GDK's touchscreen device, touch
-sequences, the same gesture code as on X11 and Wayland) from a WebSocket client. This is that
+no /dev/uinput; GTK's Broadway backend takes real touch events (GDK touch events with their
+sequences, on Broadway's pointer device, into the same gesture code as on X11 and Wayland) from
+a WebSocket client. This is that
 client: it keeps what the app draws (surfaces, the render-node tree, textures as PNG) as
 broadway.js does, answers the server's round trips, and sends touches.
 
