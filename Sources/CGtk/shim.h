@@ -71,3 +71,19 @@ static inline unsigned long pinhole_x11_window(GtkWidget *widget) {
     if (surface == NULL || !G_TYPE_CHECK_INSTANCE_TYPE(surface, gdk_x11_surface_get_type())) return 0;
     return gdk_x11_surface_get_xid(surface);
 }
+
+/// GDK's Wayland toplevel type and its xdg-foreign export, declared here as the X11 ones are
+/// (<gdk/wayland/gdkwayland.h> needs libwayland's headers). The handle comes asynchronously,
+/// once the compositor answers; the export is undone with unexport.
+extern GType gdk_wayland_toplevel_get_type(void);
+typedef void (*PinholeWaylandExported)(GdkToplevel *toplevel, const char *handle, gpointer data);
+extern gboolean gdk_wayland_toplevel_export_handle(GdkToplevel *toplevel, PinholeWaylandExported callback, gpointer data,
+                                                   GDestroyNotify destroy);
+extern void gdk_wayland_toplevel_unexport_handle(GdkToplevel *toplevel);
+/// `widget`'s toplevel surface when it is a Wayland one, else NULL.
+static inline GdkToplevel *pinhole_wayland_toplevel(GtkWidget *widget) {
+    GtkNative *native = gtk_widget_get_native(widget);
+    GdkSurface *surface = native ? gtk_native_get_surface(native) : NULL;
+    if (surface == NULL || !G_TYPE_CHECK_INSTANCE_TYPE(surface, gdk_wayland_toplevel_get_type())) return NULL;
+    return GDK_TOPLEVEL(surface);
+}

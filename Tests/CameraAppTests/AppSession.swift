@@ -50,9 +50,29 @@ final class AppSession: @unchecked Sendable {
         let server = display
         let answering = waitFor(seconds: 30) { (try? runTool("xdotool", ["getdisplaygeometry"], environment: ["DISPLAY": server]))?.status == 0 }
         try #require(answering, "Xvfb on \(server) does not answer: \(xvfb.errors)")
-        // Services the bus starts (the accessibility bus among them) get this session's own folders.
+        // The session's own bus, which starts no service by itself: on a desktop machine the
+        // system's service files would let the app's first portal question (libadwaita reads
+        // the colour scheme from org.freedesktop.portal.Settings) start the real
+        // xdg-desktop-portal, whose chooser then stands in for the one a test drives. The tests
+        // start what they need (the accessibility bus and registry, stand-in services).
         mkdir(folder.path("runtime"), 0o700)
-        bus = try BackgroundProcess(["/usr/bin/dbus-daemon", "--session", "--nofork", "--print-address=1"],
+        let config = folder.path("session-bus.conf")
+        try """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <keep_umask/>
+              <listen>unix:tmpdir=\(folder.path("runtime"))</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        bus = try BackgroundProcess(["/usr/bin/dbus-daemon", "--config-file=" + config, "--nofork", "--print-address=1"],
                                     environment: ["DISPLAY": display, "XDG_RUNTIME_DIR": folder.path("runtime"), "XDG_CACHE_HOME": folder.path("cache")])
         try #require(bus.waitForOutput(containing: "\n", seconds: 30), "dbus-daemon did not start: \(bus.errors)")
         busAddress = bus.output.trimmingCharacters(in: .whitespacesAndNewlines)

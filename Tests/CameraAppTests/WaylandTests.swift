@@ -5,8 +5,9 @@ import Testing
 import TestSupport
 
 extension AppSuites {
-/// One smoke test on Wayland: headless Weston (pixman renderer), the app on GTK's Wayland backend,
-/// and Weston's own screenshot. Weston's headless backend takes no input, so only the picture is checked.
+/// The app on GTK's Wayland backend: a smoke test on headless Weston (pixman renderer), checked
+/// by Weston's own screenshot (its headless backend takes no input); and Open With on headless
+/// mutter, whose remote desktop service takes keys and which exports windows for portals.
 @Suite("The camera app on Wayland")
 struct WaylandTests {
     @Test("on headless Weston the window renders the live preview")
@@ -37,6 +38,57 @@ struct WaylandTests {
             }
         }
         #expect(rendered, "the preview never appeared on Weston; the app said: \(app.errors.suffix(600))")
+    }
+
+    @Test("Open With on GNOME's compositor (headless mutter): the portal is given the window as its exported Wayland handle")
+    func openWithNamesTheWaylandWindow() throws {
+        let session = try AppSession()
+        try GalleryTests.snap(session)
+        let photo = try #require(session.files(in: session.photos).first)
+        let runtime = session.folder.path("runtime")
+        let bus = ["DBUS_SESSION_BUS_ADDRESS": session.busAddress]
+        let portal = try BackgroundProcess(["/usr/bin/python3", AppSession.repository + "/Tests/Fixtures/fake-portal.py"], environment: bus)
+        defer { portal.stop() }
+        try #require(portal.waitForOutput(containing: "ready"), "the stand-in portal did not start: \(portal.errors)")
+        // Weston has no xdg-foreign (no handle to export); mutter, GNOME's compositor, has.
+        let mutter = try BackgroundProcess(["/usr/bin/mutter", "--headless", "--wayland", "--no-x11", "--virtual-monitor", "1280x800",
+                                            "--wayland-display", "wayland-mutter"], environment: bus.merging(["XDG_RUNTIME_DIR": runtime]) { $1 })
+        defer { mutter.stop() }
+        try #require(waitFor(seconds: patience) { access(runtime + "/wayland-mutter", F_OK) == 0 }, "mutter did not start: \(mutter.errors.suffix(600))")
+        var environment = session.environment
+        environment["WAYLAND_DISPLAY"] = "wayland-mutter"
+        environment["GDK_BACKEND"] = "wayland"
+        environment["DISPLAY"] = ""
+        let app = try BackgroundProcess([builtProduct("pinhole-camera")], environment: environment)
+        defer { app.stop() }
+        let registered = waitFor(seconds: patience) {
+            (try? runTool("gdbus", ["call", "--session", "--dest", "org.freedesktop.DBus", "--object-path", "/org/freedesktop/DBus",
+                                    "--method", "org.freedesktop.DBus.NameHasOwner", "io.github.pinhole.Camera"], environment: bus))?.stdout.contains("true") == true
+        }
+        try #require(registered, "the app did not start on mutter: \(app.errors.suffix(600))")
+        // Keys through mutter's remote desktop service: Ctrl+G shows the gallery (its grid has
+        // the focus), Ctrl+A selects the photo, and Open With… acts on the selection.
+        let fifo = session.folder.path("keys")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let keyboard = try BackgroundProcess(["/usr/bin/python3", AppSession.repository + "/Tests/Fixtures/mutter-keys.py", fifo], environment: bus)
+        defer { keyboard.stop() }
+        try #require(keyboard.waitForOutput(containing: "ready"), "mutter's remote desktop did not start: \(keyboard.errors)")
+        let keys = open(fifo, O_WRONLY)
+        defer { close(keys) }
+        func press(_ line: String) { _ = (line + "\n").withCString { write(keys, $0, strlen($0)) } }
+        press("ffe3+67")
+        // The gallery reads the library after it is shown: select and ask until the portal hears.
+        let asked = try waitFor(seconds: patience) {
+            press("ffe3+61")
+            usleep(300_000)
+            try session.action("open-with")
+            return portal.waitForOutput(containing: "OpenFile ", seconds: 2)
+        }
+        #expect(asked, "the portal was not called: \(portal.output) \(portal.errors); the app said: \(app.errors.suffix(400))")
+        let call = portal.output.split(separator: "\n").first { $0.hasPrefix("OpenFile ") }.map(String.init) ?? ""
+        let parent = call.split(separator: " ").first { $0.hasPrefix("parent=") }.map { String($0.dropFirst("parent=".count)) } ?? ""
+        #expect(parent.hasPrefix("wayland:") && parent.count > "wayland:".count, "\(call)")
+        #expect(call.contains("ask=True target=\(photo) mode=r"), "\(call)")
     }
 
     /// Runs a program in `folder` (weston-screenshooter writes into its working directory).

@@ -192,6 +192,8 @@ final class CameraWindow {
             _ = gallery
             model.gallery.start()
             gtk_stack_set_visible_child_name(cast(pages), "gallery")
+            // Keys go to the grid at once: arrows move through the items, Ctrl+A selects them.
+            gallery.focusGrid()
         case .viewer:
             viewer.show(item)
             gtk_stack_set_visible_child_name(cast(pages), "viewer")

@@ -392,6 +392,9 @@ final class GalleryPage {
         return true
     }
 
+    /// Gives the grid the keyboard focus.
+    func focusGrid() { gtk_widget_grab_focus(grid) }
+
     /// Selects the first (newest) item when nothing is selected, and puts the keyboard focus on
     /// the grid: a picker opened from a terminal is ready for arrow keys and Enter.
     func selectFirstAndFocus() {

@@ -24,9 +24,36 @@ enum OpenWith {
         guard let connection else { return chooseApp(for: asset, parent: parent) }
         busNameHasOwner(connection, portal) { runs in
             guard runs else { return chooseApp(for: asset, parent: parent) }
-            openThroughPortal(asset, parent: parent, connection: connection) { failed in
-                if failed { chooseApp(for: asset, parent: parent) }
+            parentWindow(of: parent) { window, finished in
+                openThroughPortal(asset, parentWindow: window, connection: connection) { failed in
+                    finished()
+                    if failed { chooseApp(for: asset, parent: parent) }
+                }
             }
+        }
+    }
+
+    /// The portal's name for `parent`'s window, so its chooser opens over it: `x11:ID` on X11;
+    /// on Wayland `wayland:HANDLE`, exported through xdg-foreign once the compositor answers and
+    /// undone by `finished`; the empty string where neither can be had (a compositor without
+    /// xdg-foreign, as Weston).
+    private static func parentWindow(of parent: Widget, _ body: @escaping @MainActor (String, _ finished: @escaping @MainActor () -> Void) -> Void) {
+        let window = pinhole_x11_window(parent)
+        if window != 0 { return body("x11:" + String(window, radix: 16), {}) }
+        guard let toplevel = pinhole_wayland_toplevel(parent) else { return body("", {}) }
+        let box = Unmanaged.passRetained(ClosureBox<@MainActor (String) -> Void> { handle in
+            body("wayland:" + handle) { gdk_wayland_toplevel_unexport_handle(toplevel) }
+        })
+        let exported: PinholeWaylandExported = { _, handle, data in
+            let box = Unmanaged<ClosureBox<@MainActor (String) -> Void>>.fromOpaque(data!).takeUnretainedValue()
+            let text = handle.map { String(cString: $0) } ?? ""
+            MainActor.assumeIsolated { box.body(text) }
+        }
+        // GDK lets go of the box (its destroy function) once the handle came, or at unexport.
+        let release: GDestroyNotify = { data in Unmanaged<ClosureBox<@MainActor (String) -> Void>>.fromOpaque(data!).release() }
+        if gdk_wayland_toplevel_export_handle(toplevel, exported, box.toOpaque(), release) == 0 {
+            box.release()
+            body("", {})
         }
     }
 
@@ -52,7 +79,7 @@ enum OpenWith {
     /// `OpenURI.OpenFile(parent_window, fd, {ask: true, handle_token})`, then the request's
     /// `Response` signal: `done(true)` when the call fails or the portal answers that it failed
     /// (response 2), `done(false)` when the person chose an app or cancelled (0 or 1).
-    private static func openThroughPortal(_ asset: Asset, parent: Widget, connection: OpaquePointer, done: @escaping @MainActor (Bool) -> Void) {
+    private static func openThroughPortal(_ asset: Asset, parentWindow: String, connection: OpaquePointer, done: @escaping @MainActor (Bool) -> Void) {
         let descriptor = Glibc.open(asset.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return done(true) }
         defer { close(descriptor) }
@@ -78,7 +105,7 @@ enum OpenWith {
         }
         listen(expected)
         callDBusForReply(connection, destination: portal, path: portalPath, interface: openURI, method: "OpenFile",
-                         parameters: openFileParameters(parent: parent, token: token), fileDescriptors: [descriptor]) { reply in
+                         parameters: openFileParameters(parentWindow: parentWindow, token: token), fileDescriptors: [descriptor]) { reply in
             guard let reply else {
                 g_dbus_connection_signal_unsubscribe(connection, state.subscription)
                 return done(true)
@@ -93,12 +120,9 @@ enum OpenWith {
         }
     }
 
-    /// `(s parent_window, h fd, a{sv} options)`: the window as `x11:ID` on X11 (the empty string
-    /// elsewhere: a Wayland handle must be exported first, which GTK 4.8 offers only
-    /// asynchronously), descriptor 0 of the message's list, `ask` and the request's token.
-    private static func openFileParameters(parent: Widget, token: String) -> OpaquePointer? {
-        let window = pinhole_x11_window(parent)
-        let parentWindow = window == 0 ? "" : "x11:" + String(window, radix: 16)
+    /// `(s parent_window, h fd, a{sv} options)`: the window (see `parentWindow(of:)`),
+    /// descriptor 0 of the message's list, `ask` and the request's token.
+    private static func openFileParameters(parentWindow: String, token: String) -> OpaquePointer? {
         var options: [OpaquePointer?] = [
             g_variant_new_dict_entry(g_variant_new_string("ask"), g_variant_new_variant(g_variant_new_boolean(1))),
             g_variant_new_dict_entry(g_variant_new_string("handle_token"), g_variant_new_variant(g_variant_new_string(token))),
