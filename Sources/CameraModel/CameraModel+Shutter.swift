@@ -20,9 +20,14 @@ extension CameraModel {
 
     /// The shutter pressed from outside the camera page (the app's `take-photo` and `record`
     /// actions, over D-Bus from a script): now if the preview runs, else as soon as it does —
-    /// the camera is let go behind the gallery and takes a moment to start again.
+    /// the camera is let go behind the gallery and takes a moment to start again. A page that
+    /// says why the camera cannot work (busy, no camera…) is the answer: nothing waits for later.
     public func shutterWhenReady() {
-        if screen == .preview { shutter() } else { shutterWaiting = true }
+        switch screen {
+        case .preview: shutter()
+        case .starting, .released: shutterWaiting = true
+        default: break
+        }
     }
 
     /// A burst of the preference's number of photos.
