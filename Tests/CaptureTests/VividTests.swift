@@ -340,11 +340,11 @@ extension VirtualCameraSuites {
 
         @Test("an unprivileged user is told access is denied, with the fix, and exit code 4")
         func accessDenied() throws {
-            let snap = try runTool("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", pinholeBinary, "snap", "--device", "/dev/video0", "-o", "/tmp/never.jpg"])
+            let snap = try runTool("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", try builtProductForAnyone("pinhole"), "snap", "--device", "/dev/video0", "-o", "/tmp/never.jpg"])
             #expect(snap.status == 4, "\(snap.stderr)")
             #expect(snap.stderr.contains("Camera access denied for /dev/video0"))
             #expect(snap.stderr.contains("only root may open it") && snap.stderr.contains("Ask your administrator"), "\(snap.stderr)")
-            let devices = try runTool("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", pinholeBinary, "devices", "--json"])
+            let devices = try runTool("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", try builtProductForAnyone("pinhole"), "devices", "--json"])
             let array = try #require(try JSONSerialization.jsonObject(with: Data(devices.stdout.utf8)) as? [[String: Any]])
             #expect(array.filter { ($0["access"] as? String) == "denied" }.count == 2)
         }

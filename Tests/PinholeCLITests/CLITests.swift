@@ -5,11 +5,11 @@ import TestSupport
 
 /// Runs the built `pinhole` binary with `arguments` and `environment` additions, as `uid` when given.
 func pinhole(_ arguments: [String], environment: [String: String] = [:], asUser uid: Int? = nil) throws -> ToolResult {
-    let binary = pinholeBinary
     if let uid {
-        return try spawn(["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", binary] + arguments, environment: environment)
+        return try spawn(["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", try builtProductForAnyone("pinhole")] + arguments,
+                         environment: environment)
     }
-    return try spawn([binary] + arguments, environment: environment)
+    return try spawn([pinholeBinary] + arguments, environment: environment)
 }
 
 /// The built `pinhole` binary.

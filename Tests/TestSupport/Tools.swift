@@ -233,6 +233,32 @@ public func builtProduct(_ name: String) -> String {
     return url.appendingPathComponent(name).path
 }
 
+/// A copy of the built product `name` that any user can run, for tests that drop to an
+/// unprivileged user: the build folder may be where that user cannot reach (a clone in root's
+/// home, mode 700 on Debian 12). Made once per test process, removed when it exits.
+public func builtProductForAnyone(_ name: String) throws -> String {
+    let copy = anyoneFolder + "/" + name
+    try anyoneLock.withLock {
+        guard !FileManager.default.fileExists(atPath: copy) else { return }
+        try FileManager.default.createDirectory(atPath: anyoneFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.copyItem(atPath: builtProduct(name), toPath: copy + ".part")
+        chmod(copy + ".part", 0o755)
+        try FileManager.default.moveItem(atPath: copy + ".part", toPath: copy)
+        if !anyoneCleanupRegistered {
+            anyoneCleanupRegistered = true
+            atexit { try? FileManager.default.removeItem(atPath: anyoneFolder) }
+        }
+    }
+    return copy
+}
+
+/// Where `builtProductForAnyone` puts its copies: a folder of this process's own.
+private let anyoneFolder = FileManager.default.temporaryDirectory.path + "/pinhole-for-anyone-\(getpid())"
+/// Serialises `builtProductForAnyone` across the tests' threads.
+private let anyoneLock = NSLock()
+/// Whether the copies' removal at exit is registered.
+nonisolated(unsafe) private var anyoneCleanupRegistered = false
+
 /// How long a test waits for something it expects (a frame, an event, a file, a process's exit)
 /// before it fails. Generous on purpose: a test waits for the thing, not for a time a busy
 /// machine may need more of, and on an idle machine it returns as soon as the thing happens.
