@@ -82,7 +82,7 @@ struct AppStateTests {
                            "XDG_DATA_HOME": home + "/data", "PINHOLE_LIBRARY": home + "/library", "PINHOLE_DEV_DIR": dev]) { $1 }
         // The user's own session bus (the test's is root's, and a session bus takes its own user only).
         let app = try BackgroundProcess(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/dbus-run-session", "--",
-                                         try builtProductForAnyone("pinhole-camera")], environment: environment)
+                                         try builtProductForAnyone("pinhole-camera")], environment: environment, ownGroup: true)
         defer { app.stop() }
         #expect(waitFor(seconds: patience) { session.windowID() != nil }, "no window: \(app.errors)")
         let advice = "Camera Access Denied: You may not use the camera. It belongs to the group 'video': join it with `sudo usermod -aG video $USER`, then log out and back in."

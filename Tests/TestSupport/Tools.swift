@@ -84,8 +84,9 @@ public func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
 }
 
 /// Starts `argv` with posix_spawn, standard input from /dev/null and output to the files given,
-/// with `environment` added to this process's; returns its process ID.
-func startProcess(_ argv: [String], environment: [String: String], stdout: String, stderr: String) throws -> pid_t {
+/// with `environment` added to this process's; returns its process ID. With `ownGroup`, the
+/// program leads a process group of its own, which its children (daemons it starts) share.
+func startProcess(_ argv: [String], environment: [String: String], stdout: String, stderr: String, ownGroup: Bool = false) throws -> pid_t {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -108,7 +109,8 @@ func startProcess(_ argv: [String], environment: [String: String], stdout: Strin
     sigfillset(&allSignals)
     posix_spawnattr_setsigmask(&attributes, &noSignals)
     posix_spawnattr_setsigdefault(&attributes, &allSignals)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
+    posix_spawnattr_setpgroup(&attributes, 0)
     var pid: pid_t = 0
     let result = cArguments.withUnsafeBufferPointer { args in
         cEnvironment.withUnsafeBufferPointer { env in
@@ -128,13 +130,18 @@ public final class BackgroundProcess: @unchecked Sendable {
     public let pid: pid_t
     private let folder: URL
     private var running = true
+    /// Whether the program leads its own process group, killed whole by `stop()`.
+    private let ownGroup: Bool
 
-    /// Starts `argv` with `environment` added to this process's.
-    public init(_ argv: [String], environment: [String: String] = [:]) throws {
+    /// Starts `argv` with `environment` added to this process's. With `ownGroup`, `stop()` kills
+    /// the program's whole process group: what it started goes with it (a `dbus-run-session`'s
+    /// bus daemon and the services that bus started, which outlive a killed `dbus-run-session`).
+    public init(_ argv: [String], environment: [String: String] = [:], ownGroup: Bool = false) throws {
+        self.ownGroup = ownGroup
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("pinhole-background-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let pid = try startProcess(argv, environment: environment, stdout: folder.appendingPathComponent("out").path,
-                                   stderr: folder.appendingPathComponent("err").path)
+                                   stderr: folder.appendingPathComponent("err").path, ownGroup: ownGroup)
         self.pid = pid
     }
 
@@ -179,6 +186,7 @@ public final class BackgroundProcess: @unchecked Sendable {
         guard running else { return }
         running = false
         // SIGKILL: the test runner's threads block signals, and children inherit that mask.
+        if ownGroup { kill(-pid, SIGKILL) }
         kill(pid, SIGKILL)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
