@@ -19,8 +19,9 @@ extension CameraModel {
             return
         }
         let folder = libraryLocation.videos
-        let now = Double(time(nil))
-        let path = folder + "/" + PhotoLibrary.fileName(date: now, extension: "mp4", mediaType: .video)
+        var clock = timespec()
+        clock_gettime(CLOCK_REALTIME, &clock)
+        let now = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9
         isRecording = true
         changed()
         let wanted = preferences.string(PreferenceKey.microphone)
@@ -44,12 +45,21 @@ extension CameraModel {
                 soundError = discovery.unavailableReason ?? .noMicrophone
             }
             movies.recordSound(from: sound)
-            do throws(CaptureError) {
-                try await movies.startRecording(to: path, timeout: 10)
-                return (sound, soundError, nil)
-            } catch {
-                await sound?.stop()
-                return (nil, soundError, error)
+            // Named by the time to the millisecond; a name another recording took meanwhile (the
+            // CLI's, started in the same millisecond) gives way to the next free one.
+            var attempts = 0
+            while true {
+                do throws(CaptureError) {
+                    try await movies.startRecording(to: PhotoLibrary.newVideoPath(in: folder, date: now, extension: "mp4"), timeout: 10)
+                    return (sound, soundError, nil)
+                } catch {
+                    if case .recordingFailed(_, .file(.exists, _)) = error, attempts < 10 {
+                        attempts += 1
+                        continue
+                    }
+                    await sound?.stop()
+                    return (nil, soundError, error)
+                }
             }
         }.value
         if let failure = started.2 {

@@ -27,7 +27,7 @@ struct MediaEntry {
         mediaType = .photo
         width = photo.width
         height = photo.height
-        date = photo.exifDate
+        date = PhotoLibrary.saneDate(photo.exifDate)
         orientation = photo.metadata?.orientation?.rawValue ?? 1
         location = photo.metadata?.location
         duration = nil
@@ -44,7 +44,7 @@ struct MediaEntry {
             mediaType = .video
             width = movie.info.width
             height = movie.info.height
-            date = movie.info.creationDate
+            date = PhotoLibrary.saneDate(movie.info.creationDate)
             orientation = 1
             location = movie.info.location
             duration = movie.info.duration
@@ -53,10 +53,5 @@ struct MediaEntry {
         } catch {
             throw LibraryError.reading(name, error)
         }
-    }
-
-    /// Whether the file at `path` starts like a movie (MP4, MOV, MKV, WebM).
-    static func isMovie(at path: String) -> Bool {
-        (try? FileBytes.read(path: path, limit: 64, truncating: true)).flatMap(MovieKind.init(sniffing:)) != nil
     }
 }

@@ -44,6 +44,13 @@ struct PhotoFile {
         self.kind = kind
     }
 
+    /// Reads and checks the photo file at `path`: opened as a regular file only, its kind sniffed
+    /// from its first bytes before the rest is read (`SniffedFile`). Returns its bytes too.
+    static func read(path: String, keepThumbnail: Bool = false) throws(LibraryError) -> (data: [UInt8], file: PhotoFile) {
+        let data = try SniffedFile(path: path).imageBytes()
+        return (data, try PhotoFile(data: data, name: path, keepThumbnail: keepThumbnail))
+    }
+
     /// The usual extension.
     var fileExtension: String {
         switch kind {
@@ -58,6 +65,44 @@ struct PhotoFile {
     var exifDate: Double? {
         guard let original = metadata?.dateTimeOriginal else { return nil }
         return (original.date ?? original.date(assuming: .current))?.timeIntervalSince1970
+    }
+}
+
+/// A file given to the library or found in its folders, opened through `RegularFile` (a regular
+/// file only: a FIFO, a device or a folder is refused at once, never waited on) and its kind
+/// sniffed from its first 64 bytes before anything else is read: a file that is no photo or
+/// movie costs one small read, whatever its size.
+struct SniffedFile {
+    /// The open file.
+    let file: RegularFile
+    /// Its movie container, when it starts like one.
+    let movie: MovieKind?
+    /// Its image format, when it starts like one.
+    let image: ImageKind?
+
+    /// Opens the file at `path` and reads its first bytes. Throws `.cannotRead` (with the
+    /// `FileFailure`, `.notRegularFile` among them) or `.unsupportedFile(…, .empty)`.
+    init(path: String) throws(LibraryError) {
+        let head: [UInt8]
+        do throws(MediaError) {
+            file = try RegularFile(path: path)
+            head = try file.read(upTo: 64)
+        } catch {
+            throw .reading(path, error)
+        }
+        guard !head.isEmpty else { throw .unsupportedFile(path: path, reason: .empty) }
+        movie = MovieKind(sniffing: head)
+        image = ImageKind(sniffing: head)
+    }
+
+    /// The whole file, when it starts like a photo (up to `FileBytes.defaultLimit`); refused
+    /// as not an image before anything more is read otherwise.
+    func imageBytes() throws(LibraryError) -> [UInt8] {
+        guard image != nil else { throw .unsupportedFile(path: file.path, reason: .notAnImage) }
+        guard file.size <= FileBytes.defaultLimit else {
+            throw .cannotRead(path: file.path, failure: .tooLarge(size: file.size, limit: FileBytes.defaultLimit))
+        }
+        do { return try file.readAll() } catch { throw .reading(file.path, error) }
     }
 }
 
@@ -82,9 +127,10 @@ enum ContentHash {
 
     /// The identifier of a file's content, read in 1 MiB pieces (a movie never sits in memory).
     static func identifier(ofFile path: String) throws(LibraryError) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .cannotRead(path: path, failure: FileFailure(errno: errno)) }
-        defer { close(fd) }
+        let file: RegularFile
+        do { file = try RegularFile(path: path) } catch { throw .reading(path, error) }
+        defer { withExtendedLifetime(file) {} }
+        let fd = file.descriptor
         var hash = Hasher64()
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         var length = 0
@@ -101,9 +147,9 @@ enum ContentHash {
 
     /// Whether two files hold the same bytes (compared piece by piece).
     static func sameContents(_ a: String, _ b: String) -> Bool {
-        let first = open(a, O_RDONLY | O_CLOEXEC), second = open(b, O_RDONLY | O_CLOEXEC)
-        defer { if first >= 0 { close(first) }; if second >= 0 { close(second) } }
-        guard first >= 0, second >= 0 else { return false }
+        guard let one = try? RegularFile(path: a), let other = try? RegularFile(path: b) else { return false }
+        defer { withExtendedLifetime((one, other)) {} }
+        let first = one.descriptor, second = other.descriptor
         var left = [UInt8](repeating: 0, count: 1 << 20), right = left
         while true {
             let got = left.withUnsafeMutableBytes { Glibc.read(first, $0.baseAddress!, $0.count) }

@@ -28,16 +28,45 @@ extension PhotoLibrary {
         !name.hasPrefix(".") && (isPhotoName(name) || isVideoName(name))
     }
 
-    /// The name of every new file, in local time: "Photo from 2026-11-29 14-03-22.123.jpg" (with
-    /// milliseconds: bursts of photos stay in order) or "Video from 2026-11-29 14-03-22.mp4".
+    /// The name of every new file, in local time, with milliseconds (bursts of photos stay in
+    /// order, and two recordings started within one second get two names):
+    /// "Photo from 2026-11-29 14-03-22.123.jpg", "Video from 2026-11-29 14-03-22.123.mp4".
+    /// A date no photo or video can have (read from a hostile file: see `saneDate`) names the
+    /// file by the current time instead.
     public static func fileName(date: Double, extension ext: String, mediaType: Asset.MediaType = .photo) -> String {
-        var seconds = time_t(date)
+        let date = saneDate(date) ?? Date().timeIntervalSince1970
+        let whole = date.rounded(.down)
+        var seconds = time_t(whole)
         var local = tm()
         localtime_r(&seconds, &local)
-        func pad(_ value: Int32, _ width: Int = 2) -> String { String(repeating: "0", count: max(0, width - String(value).count)) + String(value) }
-        let ms = Int32((date - Double(Int(date))) * 1000)
-        let stamp = "\(pad(local.tm_year + 1900, 4))-\(pad(local.tm_mon + 1))-\(pad(local.tm_mday)) \(pad(local.tm_hour))-\(pad(local.tm_min))-\(pad(local.tm_sec))"
-        return mediaType == .photo ? "Photo from \(stamp).\(pad(ms, 3)).\(ext)" : "Video from \(stamp).\(ext)"
+        func pad(_ value: Int, _ width: Int = 2) -> String { String(repeating: "0", count: max(0, width - String(value).count)) + String(value) }
+        let ms = min(999, Int((date - whole) * 1000))
+        let stamp = "\(pad(Int(local.tm_year) + 1900, 4))-\(pad(Int(local.tm_mon) + 1))-\(pad(Int(local.tm_mday))) "
+            + "\(pad(Int(local.tm_hour)))-\(pad(Int(local.tm_min)))-\(pad(Int(local.tm_sec)))"
+        return "\(mediaType == .photo ? "Photo" : "Video") from \(stamp).\(pad(ms, 3)).\(ext)"
+    }
+
+    /// `date` (seconds since 1970) when a photo or video can have been taken then: from 1970 to
+    /// the end of year 9999 (four-digit years). Nil for anything else, NaN and infinities
+    /// included: dates read from files are untrusted, and such a one is no date.
+    public static func saneDate(_ date: Double?) -> Double? {
+        guard let date, date.isFinite, date >= 0, date < 253_402_300_800 else { return nil }
+        return date
+    }
+
+    /// The path for a new recording in `folder`, named by `date` (`fileName`), or the first
+    /// free "… (2).ext", "… (3).ext" beside it when that name is taken (the rule every new file
+    /// follows). The recorder still creates it exclusively: a caller that loses a race for the
+    /// name to another process asks again.
+    public static func newVideoPath(in folder: String, date: Double, extension ext: String) -> String {
+        let first = folder + "/" + fileName(date: date, extension: ext, mediaType: .video)
+        var path = first, number = 2
+        var info = stat()
+        while lstat(path, &info) == 0, number < 10_000 {
+            path = AtomicFile.suffixed(first, number)
+            number += 1
+        }
+        return path
     }
 
     /// Checks a photo's bytes and writes them durably into the photos folder (no row yet).

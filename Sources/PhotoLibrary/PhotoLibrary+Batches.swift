@@ -42,13 +42,14 @@ extension PhotoLibrary {
                     moves.append(path)
                 case let .createFromFile(path, moving, videoOnly):
                     label = path
-                    if MediaEntry.isMovie(at: path) {
+                    // Opened as a regular file only (never waiting on a FIFO) and its kind told
+                    // from its first bytes: a file that is neither is refused before it is read.
+                    let sniffed = try SniffedFile(path: path)
+                    if sniffed.movie != nil {
                         item = try placeVideo(from: path, moving: moving)
                     } else {
                         if videoOnly { throw LibraryError.unsupportedFile(path: path, reason: .notAMovie) }
-                        let data: [UInt8]
-                        do { data = try FileBytes.read(path: path) } catch { throw LibraryError.reading(path, error) }
-                        item = try writePhoto(data: data, name: path)
+                        item = try writePhoto(data: sniffed.imageBytes(), name: path)
                     }
                     if moving { moves.append(path) }
                 default: continue

@@ -73,6 +73,8 @@ extension PhotoLibrary {
                 PRIMARY KEY (asset, album)
             );
             """)
+        // Verdicts on files refused, by size and time (`+Verdicts`): indexes before had none.
+        try database.execute(verdictSchema)
         // Version 1 indexes (photos only) gain the videos' duration.
         let columns = try database.query("PRAGMA table_info(assets)").compactMap { $0[1].text }
         if !columns.contains("duration") { try database.execute("ALTER TABLE assets ADD COLUMN duration REAL") }

@@ -5,11 +5,13 @@ import Media
 /// Making the index agree with the files in the folders.
 extension PhotoLibrary {
     /// Makes the index agree with the files: rows for files that appeared, no rows for files
-    /// that are gone. Returns how many were added and removed.
+    /// that are gone. Returns how many were added and removed; `skippedFiles` then says which
+    /// files were refused or left as they are.
     @discardableResult
     public func synchronize() throws(LibraryError) -> (added: Int, removed: Int) {
         defer { publish() }
         let changes = try PhotoLibrary.reconcile(database, location, finishingMovies: true)
+        skipped = changes.skipped
         prepareInBackground(changes.changed)
         return (changes.added.count, changes.removed)
     }
@@ -44,9 +46,11 @@ extension PhotoLibrary {
     /// that appeared or changed, none for files that are gone. With `finishingMovies` (opening
     /// the library, `synchronize()`), MP4s a crashed recorder left fragmented are first finished
     /// as a normal stop does (`MovieRecovery`: never one a live recorder holds), and an indexed
-    /// one keeps its identifier, favourite and albums.
+    /// one keeps its identifier, favourite and albums. A file that is refused is remembered with
+    /// its size and time (`+Verdicts`), so it is not read and decoded again until it changes;
+    /// refused files and movies left as they are come back in `skipped`.
     static func reconcile(_ database: Database, _ location: LibraryLocation, only paths: Set<String>? = nil,
-                          finishingMovies: Bool = false) throws(LibraryError) -> (added: [String], changed: [String], removed: Int) {
+                          finishingMovies: Bool = false) throws(LibraryError) -> Reconciled {
         var known: [String: (Int64, Double)] = [:]
         let candidates: [(path: String, type: Asset.MediaType)]
         if let paths {
@@ -62,36 +66,55 @@ extension PhotoLibrary {
             }
             candidates = mediaFiles(location).map { ($0.path, $0.type) }
         }
+        let verdicts = try PhotoLibrary.verdicts(database)
         var added: [String] = [], removed = 0
         var present = Set<String>()
+        var skipped: [SkippedFile] = []
+        var refused: [(path: String, size: Int64, mtime: Double, problem: LibraryError)] = []
         // Read and check files first (slow), then write every row in one transaction (one sync,
         // not one per file: a 10 000-photo rebuild commits once).
         var found: [(path: String, entry: MediaEntry, contentID: String, size: Int, mtime: Double)] = []
         var finished = Set<String>()
         for (path, type) in candidates {
-            if finishingMovies, type == .video, ["mp4", "m4v", "mov"].contains((path as NSString).pathExtension.lowercased()),
-               (try? MovieRecovery.finishIfAbandoned(path: path)) == .finished {
-                finished.insert(path)
+            if finishingMovies, type == .video, ["mp4", "m4v", "mov"].contains((path as NSString).pathExtension.lowercased()) {
+                do throws(MediaError) {
+                    if try MovieRecovery.finishIfAbandoned(path: path) == .finished { finished.insert(path) }
+                } catch {
+                    // Left as it is, and said: its boxes cannot be walked (or it cannot be read).
+                    skipped.append(SkippedFile(path: path, treatment: .leftAsItIs, problem: .reading(path, error)))
+                }
             }
             var info = stat()
             guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
             present.insert(path)
             let mtime = modificationTime(info)
             if let row = known[path], row.0 == Int64(info.st_size), row.1 == mtime { continue }
-            switch type {
-            case .photo:
-                guard let data = try? FileBytes.read(path: path), let file = try? PhotoFile(data: data, name: path) else { continue }
-                found.append((path, MediaEntry(photo: file), ContentHash.identifier(of: data), data.count, mtime))  // the bytes are not kept
-            case .video:
-                guard let entry = try? MediaEntry(videoAt: path, name: path, keepThumbnail: false),
-                      let contentID = try? ContentHash.identifier(ofFile: path) else { continue }
-                found.append((path, entry, contentID, Int(info.st_size), mtime))
+            if let verdict = verdicts[path], verdict.size == Int64(info.st_size), verdict.mtime == mtime {
+                skipped.append(SkippedFile(path: path, treatment: .notIndexed, problem: verdict.problem))
+                continue
+            }
+            do throws(LibraryError) {
+                switch type {
+                case .photo:
+                    let (data, file) = try PhotoFile.read(path: path)
+                    found.append((path, MediaEntry(photo: file), ContentHash.identifier(of: data), data.count, mtime))  // the bytes are not kept
+                case .video:
+                    let entry = try MediaEntry(videoAt: path, name: path, keepThumbnail: false)
+                    found.append((path, entry, try ContentHash.identifier(ofFile: path), Int(info.st_size), mtime))
+                }
+            } catch {
+                skipped.append(SkippedFile(path: path, treatment: .notIndexed, problem: error))
+                refused.append((path, Int64(info.st_size), mtime, error))
+                continue
             }
             if known[path] == nil { added.append(path) }
         }
         let gone = known.keys.filter { !present.contains($0) }
         removed = gone.count
-        guard !found.isEmpty || !gone.isEmpty else { return ([], [], 0) }
+        // Verdicts on files indexed now, or (looking at every file) no longer in the folders, go.
+        let stale = found.map(\.path).filter { verdicts[$0] != nil }
+            + (paths == nil ? verdicts.keys.filter { !present.contains($0) } : paths!.filter { verdicts[$0] != nil && !present.contains($0) })
+        guard !found.isEmpty || !gone.isEmpty || !refused.isEmpty || !stale.isEmpty else { return Reconciled(skipped: skipped) }
         try database.transaction { () throws(LibraryError) in
             for item in found {
                 if finished.contains(item.path), known[item.path] != nil {
@@ -104,8 +127,22 @@ extension PhotoLibrary {
                 try insert(database, entry: item.entry, contentID: item.contentID, size: item.size, path: item.path, mtime: item.mtime)
             }
             for path in gone { try database.query("DELETE FROM assets WHERE path = ?", [.text(path)]) }
+            for item in refused { try remember(database, path: item.path, size: item.size, mtime: item.mtime, problem: item.problem) }
+            try forgetVerdicts(database, paths: stale)
         }
-        return (added, found.map(\.path), removed)
+        return Reconciled(added: added, changed: found.map(\.path), removed: removed, skipped: skipped)
+    }
+
+    /// What a reconcile did.
+    struct Reconciled {
+        /// Files newly indexed.
+        var added: [String] = []
+        /// Files indexed anew (new or changed).
+        var changed: [String] = []
+        /// How many rows lost their file.
+        var removed = 0
+        /// Files refused or left as they are.
+        var skipped: [SkippedFile] = []
     }
 
     /// Inserts the row for a file (its identifier from its content; a second copy of the same

@@ -29,6 +29,13 @@ public actor PhotoLibrary {
     var lastDataVersion: Int64 = -1
     var lastFolderTime: [Double] = []
     var thumbnailing: Task<Int, Never>?
+    var skipped: [SkippedFile] = []
+
+    /// The files in the folders that the last look at all of them (opening, `synchronize()`)
+    /// could not take as they are: refused (not indexed) or left as they are (a movie whose
+    /// structure cannot be walked), each with why. Programs should say so: the library opens
+    /// without them, and people may want to find them.
+    public var skippedFiles: [SkippedFile] { skipped }
 
     /// How changes made outside this library are followed while someone observes `changes()`
     /// (nil when no one does): `.live` through inotify, or `.polling` with the reason inotify
@@ -47,6 +54,7 @@ public actor PhotoLibrary {
         trash = Trash(folder: location.trash)
         database = opened.database
         thumbnailing = opened.thumbnailing
+        skipped = opened.skipped
     }
 
     /// What opening a library made: the index, and the thumbnails being made for the files the
@@ -56,6 +64,8 @@ public actor PhotoLibrary {
         let database: Database
         /// The background thumbnailing started, if there was anything to make.
         let thumbnailing: Task<Int, Never>?
+        /// The files the reconcile refused or left as they are.
+        var skipped: [SkippedFile] = []
     }
 
     /// Makes the folders, checks access, opens (or rebuilds) the index, removes a crash's
@@ -74,8 +84,9 @@ public actor PhotoLibrary {
         PhotoLibrary.removeLeftovers(in: location.photos)
         PhotoLibrary.removeLeftovers(in: location.videos)
         guard synchronize else { return Opened(database: database, thumbnailing: nil) }
-        let changed = try PhotoLibrary.reconcile(database, location, finishingMovies: true).changed
-        return Opened(database: database, thumbnailing: PhotoLibrary.thumbnailInBackground(changed, cache: ThumbnailCache(folder: location.thumbnails), after: nil))
+        let changes = try PhotoLibrary.reconcile(database, location, finishingMovies: true)
+        return Opened(database: database, thumbnailing: PhotoLibrary.thumbnailInBackground(changes.changed, cache: ThumbnailCache(folder: location.thumbnails), after: nil),
+                      skipped: changes.skipped)
     }
 
     deinit {

@@ -111,6 +111,20 @@ enum CLIError: Error {
         }
     }
 
+    /// The line for a file in the library's folders that the library did not take as it is.
+    static func skippedLine(for file: SkippedFile) -> String {
+        let said = switch file.problem {
+        case let .unsupportedFile(_, reason): reason.description
+        case let .cannotRead(_, failure): words(failure)
+        default: file.problem.description
+        }
+        let why = said.hasSuffix(".") ? String(said.dropLast()) : said
+        return switch file.treatment {
+        case .notIndexed: L("%@ is not in the library: %@. Move it out of the folder, or replace it with a good copy.", file.path, why)
+        case .leftAsItIs: L("%@ was left as it is: %@. It stays in the library; move it out of the folder if it does not play.", file.path, why)
+        }
+    }
+
     /// "Cannot save PATH: the disk is full. Free some space, or choose another folder with -o."
     static func cannotSave(_ path: String, _ failure: FileFailure, kept: String? = nil, option: String? = "-o") -> String {
         let what = kept.map { L("Cannot save %@: %@; %@.", path, words(failure), $0) } ?? L("Cannot save %@: %@.", path, words(failure))

@@ -147,9 +147,16 @@ enum LibraryCommand {
     }
 
     /// The user's library (or the one at $PINHOLE_LIBRARY, a folder, for portable use).
+    /// Files in its folders that the library could not take as they are are named on standard
+    /// error, one line each, at every opening: it opens without them, and they are found.
     static func open(synchronize: Bool = true) async throws(CLIError) -> PhotoLibrary {
         let location = ProcessInfo.processInfo.environment["PINHOLE_LIBRARY"].map { LibraryLocation(folder: $0) } ?? .user
-        do { return try await PhotoLibrary(location: location, synchronize: synchronize) } catch { throw .library(error) }
+        let library: PhotoLibrary
+        do { library = try await PhotoLibrary(location: location, synchronize: synchronize) } catch { throw .library(error) }
+        for file in await library.skippedFiles {
+            FileHandle.standardError.write(Data("pinhole: \(readable(CLIError.skippedLine(for: file)))\n".utf8))
+        }
+        return library
     }
 
     /// The freedesktop size named by --size.

@@ -9,7 +9,7 @@ import Synchronization
 enum RecordCommand {
     static var help: String {
         Help.page(L("Usage: pinhole record [options]"),
-                  L("Records video (with sound from the default microphone when there is one) until --duration,\n--max-size or Ctrl-C, and prints the saved file's path. Movies go into the library:\n$XDG_VIDEOS_DIR/Camera (\"Video from YYYY-MM-DD HH-MM-SS.mp4\"); with -o, to a plain file.\nThe file plays even if pinhole is killed: at most the last second is lost."),
+                  L("Records video (with sound from the default microphone when there is one) until --duration,\n--max-size or Ctrl-C, and prints the saved file's path. Movies go into the library:\n$XDG_VIDEOS_DIR/Camera (\"Video from YYYY-MM-DD HH-MM-SS.mmm.mp4\"); with -o, to a plain file.\nThe file plays even if pinhole is killed: at most the last second is lost."),
                   [.init("--device ID|PATH", L("camera ID (see `pinhole devices`), device node, or test-front/test-back")),
                    .init("--size WxH", L("video size (default: the largest up to 1920x1080 the camera streams at 24 fps or more)")),
                    .init("--fps N", L("frame rate (default: the fastest at that size)")),
@@ -85,8 +85,13 @@ enum RecordCommand {
 
         // Where the movie goes: the library's videos folder (indexed when finished), or -o.
         let library = destination == nil ? try await LibraryCommand.open() : nil
-        let name = PhotoLibrary.fileName(date: Date().timeIntervalSince1970, extension: format.fileExtension, mediaType: .video)
-        let path = try target(destination: destination, library: library, name: name)
+        let started = Date().timeIntervalSince1970
+        let name = PhotoLibrary.fileName(date: started, extension: format.fileExtension, mediaType: .video)
+        var path = try target(destination: destination, library: library, name: name)
+        // The folder of a name made here (the library's, or -o's folder), where another name may be
+        // chosen; nil for a file named by -o, which is never replaced.
+        let namedHere = path.hasSuffix("/" + name) ? String(path.dropLast(name.count + 1)) : nil
+        if let folder = namedHere { path = PhotoLibrary.newVideoPath(in: folder, date: started, extension: format.fileExtension) }
         // The microphone is started only now, next to the first frames (found before the camera
         // opened: see `microphone` above).
         var sound: AudioDataOutput?
@@ -101,10 +106,23 @@ enum RecordCommand {
                 withoutSound(error)
             }
         }
-        do { try await movie.startRecording(to: path, timeout: 10) } catch {
-            await sound?.stop()
-            if case .recordingFailed(_, .noFrame) = error { throw .capture(.timeout(device: device.localizedName, seconds: 10)) }
-            throw .capture(error)
+        var attempts = 0
+        while true {
+            do {
+                try await movie.startRecording(to: path, timeout: 10)
+                break
+            } catch {
+                // Another recording took the name since (started in the same millisecond): the
+                // next free one, as every new file gets.
+                if case .recordingFailed(_, .file(.exists, _)) = error, let folder = namedHere, attempts < 10 {
+                    attempts += 1
+                    path = PhotoLibrary.newVideoPath(in: folder, date: started, extension: format.fileExtension)
+                    continue
+                }
+                await sound?.stop()
+                if case .recordingFailed(_, .noFrame) = error { throw .capture(.timeout(device: device.localizedName, seconds: 10)) }
+                throw .capture(error)
+            }
         }
 
         // Ctrl-C and SIGTERM finish the file instead of killing the process (unblocked first: a

@@ -22,7 +22,7 @@ struct VideoLibraryTests {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH-mm-ss"
         formatter.timeZone = .current
-        #expect(asset.path == location.videos + "/Video from \(formatter.string(from: Date(timeIntervalSince1970: 1_767_323_045))).mp4")
+        #expect(asset.path == location.videos + "/Video from \(formatter.string(from: Date(timeIntervalSince1970: 1_767_323_045))).000.mp4")
         #expect(FileManager.default.fileExists(atPath: source), "an import copies")
         #expect(FileManager.default.contentsEqual(atPath: source, andPath: asset.path))
         // ffprobe reads the library's copy; sqlite3 reads the row.

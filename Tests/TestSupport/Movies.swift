@@ -178,3 +178,14 @@ public struct RecordingAccount: CustomStringConvertible {
         #expect(abs(accountedSlots - expectedSlots) <= tolerance, "\(self)", sourceLocation: sourceLocation)
     }
 }
+
+/// Appends a `free` box whose 64-bit size is near Int64.max to the MP4 at `path`: FFmpeg still
+/// plays the file (the box is after everything it needs).
+public func appendHugeBox(to path: String) throws {
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+    defer { try? handle.close() }
+    try handle.seekToEnd()
+    let size = UInt64(Int64.max - 16)
+    let bytes: [UInt8] = [0, 0, 0, 1] + Array("free".utf8) + (0..<8).map { UInt8(truncatingIfNeeded: size >> (56 - 8 * UInt64($0))) } + [UInt8](repeating: 0, count: 16)
+    try handle.write(contentsOf: Data(bytes))
+}

@@ -26,6 +26,7 @@ struct JPEGSegment: Sendable, Equatable {
         guard jpeg.count >= 2, jpeg[0] == 0xFF, jpeg[1] == 0xD8 else {
             throw corrupt("no start-of-image marker (FF D8) at the start")
         }
+        let reader = UntrustedBytes(jpeg, format: "JPEG")
         var segments: [JPEGSegment] = []
         var position = 2
         while true {
@@ -57,15 +58,16 @@ struct JPEGSegment: Sendable, Equatable {
             guard position + 2 <= jpeg.count else {
                 throw corrupt("the data ends at byte \(jpeg.count), inside the length of marker FF \(hex(marker)) at byte \(start)")
             }
-            let length = Int(jpeg[position]) << 8 | Int(jpeg[position + 1])
+            let length = Int(try reader.u16(at: position, .bigEndian))
             guard length >= 2 else {
                 throw corrupt("marker FF \(hex(marker)) at byte \(start) declares a length of \(length), less than 2")
             }
             guard length <= jpeg.count - position else {
                 throw corrupt("marker FF \(hex(marker)) at byte \(start) declares \(length) bytes but only \(jpeg.count - position) remain (truncated?)")
             }
-            segments.append(JPEGSegment(marker: marker, start: start, payload: (position + 2)..<(position + length)))
-            position += length
+            let segment = try reader.range(at: position, length: length)
+            segments.append(JPEGSegment(marker: marker, start: start, payload: (position + 2)..<segment.upperBound))
+            position = segment.upperBound
             if marker == 0xDA { return segments }
         }
     }

@@ -63,13 +63,17 @@ struct TIFFLayout {
     let bigEndian: Bool
     /// The IFDs found, IFD0 first.
     private(set) var directories: [Directory] = []
-    /// The payload walked.
-    private let bytes: [UInt8]
+    /// The payload walked; every number in it is read through the checked reader.
+    private let reader: UntrustedBytes
+    /// The payload's bytes.
+    private var bytes: [UInt8] { reader.bytes }
+    /// The block's byte order for the reader.
+    private var order: ByteOrder { bigEndian ? .bigEndian : .littleEndian }
 
     /// Walks `payload` ("Exif\0\0" + TIFF, or a bare TIFF block). Throws `.corruptData` when the
     /// header is wrong or anything reachable points outside the block.
     init(payload: [UInt8]) throws(MediaError) {
-        bytes = payload
+        reader = UntrustedBytes(payload, format: "EXIF")
         tiffStart = try TIFFLayout.tiffStart(of: payload)
         let length = payload.count - tiffStart
         guard length >= 8 else {
@@ -81,11 +85,12 @@ struct TIFFLayout {
         case let (a, b):
             throw TIFFLayout.corrupt("unknown byte order mark \(hex(a))\(hex(b)) (expected II or MM)")
         }
-        guard u16(at: tiffStart + 2) == 42 else {
-            throw TIFFLayout.corrupt("the TIFF header's magic number is \(u16(at: tiffStart + 2)), not 42")
+        let magic = try u16(at: tiffStart + 2)
+        guard magic == 42 else {
+            throw TIFFLayout.corrupt("the TIFF header's magic number is \(magic), not 42")
         }
         var found: [Directory] = []
-        var queue: [(Kind, UInt32)] = [(.ifd0, u32(at: tiffStart + 4))]
+        var queue: [(Kind, UInt32)] = [(.ifd0, try u32(at: tiffStart + 4))]
         var visited: Set<UInt32> = []
         var next = 0  // a cursor rather than removeFirst(), which would be quadratic in hostile blocks
         while next < queue.count {
@@ -98,7 +103,7 @@ struct TIFFLayout {
             let directory = try readDirectory(kind, at: offset, length: length)
             found.append(directory)
             if kind == .ifd0 {
-                let ifd1 = u32(at: directory.table.upperBound - 4)
+                let ifd1 = try u32(at: directory.table.upperBound - 4)
                 if ifd1 != 0 { queue.append((.ifd1, ifd1)) }
             }
             if kind == .ifd1 { try checkThumbnail(directory, length: length) }
@@ -114,7 +119,7 @@ struct TIFFLayout {
                 guard entry.type == 4 || entry.type == 13, entry.count == 1 else {
                     throw TIFFLayout.corrupt("the \(child.rawValue) pointer in \(kind.rawValue) is \(entry.count) values of type \(entry.type), not one LONG")
                 }
-                let target = u32(at: entry.position + 8)
+                let target = try u32(at: entry.position + 8)
                 if target != 0 { queue.append((child, target)) }
             }
         }
@@ -156,27 +161,27 @@ struct TIFFLayout {
         guard offset >= 8, Int(offset) <= length - 2 else {
             throw TIFFLayout.corrupt("the \(kind.rawValue) offset \(offset) is outside the \(length)-byte TIFF block")
         }
-        let start = tiffStart + Int(offset)
-        let count = Int(u16(at: start))
-        guard Int(offset) + 2 + 12 * count <= length else {
+        let start = try reader.sum(tiffStart, Int(offset))
+        let count = Int(try u16(at: start))
+        guard reader.contains(start, length: try reader.sum(2, reader.product(12, count))) else {
             throw TIFFLayout.corrupt("the \(kind.rawValue) at offset \(offset) lists \(count) entries, which run past the end of the \(length)-byte TIFF block (truncated?)")
         }
         var entries: [Entry] = []
         entries.reserveCapacity(count)
         for index in 0..<count {
             let position = start + 2 + 12 * index
-            let tag = u16(at: position), type = u16(at: position + 2), components = u32(at: position + 4)
+            let tag = try u16(at: position), type = try u16(at: position + 2), components = try u32(at: position + 4)
             var value: Range<Int>?
             if let unit = TIFFLayout.unitSize(ofType: type) {
-                let size = UInt64(components) * UInt64(unit)
+                let size = try reader.product(Int(components), unit)
                 if size <= 4 {
-                    value = (position + 8)..<(position + 8 + Int(size))
+                    value = try reader.range(at: position + 8, length: size)
                 } else {
-                    let dataOffset = u32(at: position + 8)
-                    guard UInt64(dataOffset) + size <= UInt64(length) else {
+                    let dataOffset = try u32(at: position + 8)
+                    guard let range = try? reader.range(at: reader.sum(tiffStart, Int(dataOffset)), length: size) else {
                         throw TIFFLayout.corrupt("tag 0x\(hex(tag)) in \(kind.rawValue) has \(size) bytes of data at offset \(dataOffset), past the end of the \(length)-byte TIFF block")
                     }
-                    value = (tiffStart + Int(dataOffset))..<(tiffStart + Int(dataOffset) + Int(size))
+                    value = range
                 }
             }
             entries.append(Entry(tag: tag, type: type, count: components, position: position, value: value))
@@ -191,27 +196,21 @@ struct TIFFLayout {
     /// Checks that IFD1's JPEG thumbnail, when it declares one, lies in the block.
     private func checkThumbnail(_ directory: Directory, length: Int) throws(MediaError) {
         /// The first value of a SHORT or LONG entry of IFD1.
-        func value(_ tag: UInt16) -> UInt64? {
+        func value(_ tag: UInt16) throws(MediaError) -> Int? {
             guard let entry = directory.entries.first(where: { $0.tag == tag }), let range = entry.value, range.count >= 2 else { return nil }
-            return range.count >= 4 ? UInt64(u32(at: range.lowerBound)) : UInt64(u16(at: range.lowerBound))
+            return range.count >= 4 ? Int(try u32(at: range.lowerBound)) : Int(try u16(at: range.lowerBound))
         }
-        guard let offset = value(ExifTagNumber.thumbnailOffset), let size = value(ExifTagNumber.thumbnailLength) else { return }
-        guard offset + size <= UInt64(length) else {
+        guard let offset = try value(ExifTagNumber.thumbnailOffset), let size = try value(ExifTagNumber.thumbnailLength) else { return }
+        guard reader.contains(tiffStart + offset, length: size) else {
             throw TIFFLayout.corrupt("the \(size)-byte thumbnail at offset \(offset) runs past the end of the \(length)-byte TIFF block")
         }
     }
 
-    /// The 16-bit value at payload index `i`, in the block's byte order.
-    func u16(at i: Int) -> UInt16 {
-        let a = UInt16(bytes[i]), b = UInt16(bytes[i + 1])
-        return bigEndian ? a << 8 | b : b << 8 | a
-    }
+    /// The 16-bit value at payload index `i`, in the block's byte order (through the checked reader).
+    func u16(at i: Int) throws(MediaError) -> UInt16 { try reader.u16(at: i, order) }
 
-    /// The 32-bit value at payload index `i`, in the block's byte order.
-    func u32(at i: Int) -> UInt32 {
-        let (a, b, c, d) = (UInt32(bytes[i]), UInt32(bytes[i + 1]), UInt32(bytes[i + 2]), UInt32(bytes[i + 3]))
-        return bigEndian ? a << 24 | b << 16 | c << 8 | d : d << 24 | c << 16 | b << 8 | a
-    }
+    /// The 32-bit value at payload index `i`, in the block's byte order (through the checked reader).
+    func u32(at i: Int) throws(MediaError) -> UInt32 { try reader.u32(at: i, order) }
 
     /// Where the TIFF header starts: after "Exif\0\0", or at 0 for a block that starts with a TIFF header.
     static func tiffStart(of payload: [UInt8]) throws(MediaError) -> Int {

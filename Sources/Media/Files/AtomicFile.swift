@@ -30,12 +30,13 @@ public enum AtomicFile {
     }
 
     /// Copies the file at `source` to `path` the same way (temporary name, fsync, no-overwrite
-    /// link, folder fsync), streaming it: a movie of any size never sits in memory.
+    /// link, folder fsync), streaming it: a movie of any size never sits in memory. `source` must
+    /// be a regular file (`RegularFile`: a FIFO or device is refused, never waited on).
     @discardableResult
     public static func copy(from source: String, to path: String, createFolders: Bool = true, crashPoint: String = "file-written") throws(MediaError) -> String {
-        let input = open(source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw failure(source, errno) }
-        defer { close(input) }
+        let file = try RegularFile(path: source)  // a regular file only, opened without blocking
+        defer { withExtendedLifetime(file) {} }  // open until the copy is done
+        let input = file.descriptor
         let (folder, name) = split(path)
         if createFolders { try makeFolders(folder) }
         let (fd, temporary) = try createTemporary(folder: folder, name: name, for: path)
@@ -69,11 +70,8 @@ public enum AtomicFile {
     /// removes `source` once it has recorded the new path); copies it otherwise.
     @discardableResult
     public static func place(_ source: String, at path: String, crashPoint: String = "file-written") throws(MediaError) -> String {
-        let input = open(source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw failure(source, errno) }
-        let synced = fsync(input) == 0
-        close(input)
-        guard synced else { throw failure(source, errno) }
+        let file = try RegularFile(path: source)
+        guard withExtendedLifetime(file, { fsync(file.descriptor) }) == 0 else { throw failure(source, errno) }
         let (folder, _) = split(path)
         try makeFolders(folder)
         CrashPoint.reached(crashPoint)
@@ -142,8 +140,8 @@ public enum AtomicFile {
         }
     }
 
-    /// "folder/name (n).ext".
-    static func suffixed(_ path: String, _ number: Int) -> String {
+    /// "folder/name (n).ext": the name every new file gets when "folder/name.ext" is taken.
+    public static func suffixed(_ path: String, _ number: Int) -> String {
         let (folder, name) = split(path)
         if let dot = name.lastIndex(of: "."), dot != name.startIndex {
             return "\(folder)/\(name[..<dot]) (\(number))\(name[dot...])"

@@ -1,5 +1,7 @@
 /// Walks the chunk lists of PNG and RIFF (WebP) files from their headers alone, for the readers
 /// and writers of metadata chunks (tEXt, eXIf, EXIF), so each does not parse lengths again.
+/// Lengths are read and added through `UntrustedBytes`: a chunk that claims more bytes than
+/// remain (up to 4 GiB) ends the walk as a truncated file.
 enum Chunks {
     /// The PNG signature.
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -10,14 +12,18 @@ enum Chunks {
     @discardableResult
     static func png(_ png: [UInt8], _ body: (_ type: String, _ data: Range<Int>) -> Bool) -> Bool {
         guard png.count > 8, Array(png.prefix(8)) == pngSignature else { return false }
+        let reader = UntrustedBytes(png, format: "PNG")
         var offset = 8
-        while offset + 12 <= png.count {
-            let length = Int(png[offset]) << 24 | Int(png[offset + 1]) << 16 | Int(png[offset + 2]) << 8 | Int(png[offset + 3])
-            let start = offset + 8
-            guard start + length + 4 <= png.count else { return false }
-            let type = String(decoding: png[(offset + 4)..<start], as: UTF8.self)
-            guard body(type, start..<(start + length)), type != "IEND" else { return true }
-            offset = start + length + 4
+        do throws(MediaError) {
+            while reader.contains(offset, length: 12) {
+                let data = try reader.range(at: offset + 8, length: try reader.u32(at: offset, .bigEndian))
+                let crc = try reader.range(at: data.upperBound, length: 4)
+                let type = try reader.fourCC(at: offset + 4)
+                guard body(type, data), type != "IEND" else { return true }
+                offset = crc.upperBound
+            }
+        } catch {
+            return false
         }
         return true
     }
@@ -27,13 +33,16 @@ enum Chunks {
     @discardableResult
     static func webp(_ data: [UInt8], _ body: (_ type: String, _ data: Range<Int>) -> Bool) -> Bool {
         guard data.count >= 12, Array(data.prefix(4)) == Array("RIFF".utf8), Array(data[8..<12]) == Array("WEBP".utf8) else { return false }
+        let reader = UntrustedBytes(data, format: "WebP")
         var offset = 12
-        while offset + 8 <= data.count {
-            let length = Int(data[offset + 4]) | Int(data[offset + 5]) << 8 | Int(data[offset + 6]) << 16 | Int(data[offset + 7]) << 24
-            let start = offset + 8
-            guard start + length <= data.count else { return false }
-            guard body(String(decoding: data[offset..<(offset + 4)], as: UTF8.self), start..<(start + length)) else { return true }
-            offset = start + length + (length & 1)
+        do throws(MediaError) {
+            while reader.contains(offset, length: 8) {
+                let chunk = try reader.range(at: offset + 8, length: try reader.u32(at: offset + 4, .littleEndian))
+                guard body(try reader.fourCC(at: offset), chunk) else { return true }
+                offset = try reader.sum(chunk.upperBound, chunk.count & 1)  // chunks are padded to an even length
+            }
+        } catch {
+            return false
         }
         return true
     }

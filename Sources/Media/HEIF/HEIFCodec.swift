@@ -166,9 +166,12 @@ public enum HEIFCodec {
             var block = [UInt8](repeating: 0, count: size)
             try check(block.withUnsafeMutableBytes { libheif.heif_image_handle_get_metadata(handle, id, $0.baseAddress) }, "HEIF", corrupt: true)
             // The block starts with a 4-byte big-endian offset to the TIFF header.
-            let offset = Int(block[0]) << 24 | Int(block[1]) << 16 | Int(block[2]) << 8 | Int(block[3])
-            guard 4 + offset < block.count else { throw .corruptData(format: "HEIF", reason: "the EXIF block's offset points past its end") }
-            return Array(block[(4 + offset)...])
+            let reader = UntrustedBytes(block, format: "HEIF")
+            let offset = try reader.u32(at: 0, .bigEndian)
+            guard let start = try? reader.sum(4, Int(offset)), start < block.count else {
+                throw .corruptData(format: "HEIF", reason: "the EXIF block's offset points past its end")
+            }
+            return Array(block[start...])
         }
     }
 

@@ -5,7 +5,8 @@ import Synchronization
 /// Decodes JPEG and Motion-JPEG frames with libjpeg-turbo (and libyuv for MJPEG → I420).
 ///
 /// Damaged frames, which webcams do send, give `MediaError.corruptData`: a truncated frame is
-/// caught by a structural check before decoding, and libjpeg's warnings count as errors.
+/// caught by a structural check before decoding, and libjpeg's warnings count as errors; a
+/// progressive JPEG with more scans than TurboJPEG's limit is refused (`TJFLAG_LIMITSCANS`).
 /// Safe to use from any thread; calls on one decoder are serialised.
 public final class JPEGDecoder: Sendable {
     private struct State {
@@ -104,7 +105,10 @@ public final class JPEGDecoder: Sendable {
     private func decodeLocked(_ data: UnsafeRawBufferPointer, info: JPEGInfo, scale: JPEGScale, into d: PixelBuffer, _ state: inout State) throws(MediaError) {
         let tj = try handle(&state)
         let source = data.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        let flags = Int32(TJFLAG_STOPONWARNING)
+        // Warnings are errors, and a progressive JPEG may not have more scans than TurboJPEG's
+        // limit (500): each scan passes over the whole image, so a small file of thousands of
+        // scans would cost minutes of decoding.
+        let flags = Int32(TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS)
         let packed: TJPF? = switch d.format {
         case .bgra: TJPF_BGRA
         case .rgba: TJPF_RGBA
@@ -148,7 +152,7 @@ public final class JPEGDecoder: Sendable {
             d.yuvRange = .full
             return
         }
-        if d.format == .i420 || d.format == .yv12, scale == .full {
+        if d.format == .i420 || d.format == .yv12, scale == .full, JPEGDecoder.isSequential(data) {
             let (u, v) = d.format == .i420 ? (1, 2) : (2, 1)
             let result = MJPGToI420(source, data.count, d.baseAddress(ofPlane: 0), d.bytesPerRow(ofPlane: 0),
                                     d.baseAddress(ofPlane: u), d.bytesPerRow(ofPlane: u), d.baseAddress(ofPlane: v), d.bytesPerRow(ofPlane: v),
@@ -169,5 +173,13 @@ public final class JPEGDecoder: Sendable {
         guard try PixelConverter.direct(intermediate, d) else {
             throw .unsupported("decoding JPEG to \(d.format)")
         }
+    }
+
+    /// Whether the JPEG's frame is sequential (one scan per component: baseline, extended),
+    /// read from its header. libyuv's MJPEG path has no scan limit, so a progressive JPEG goes
+    /// through TurboJPEG's instead; so does one whose header is not found in its first 128 KiB.
+    static func isSequential(_ data: UnsafeRawBufferPointer) -> Bool {
+        guard let segments = try? JPEGSegment.header(of: Array(data.prefix(1 << 17))) else { return false }
+        return !segments.contains { [0xC2, 0xC6, 0xCA, 0xCE].contains($0.marker) }
     }
 }

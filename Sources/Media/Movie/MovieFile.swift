@@ -47,16 +47,15 @@ public final class MovieFile {
         FFmpegLog.enter()
         defer { FFmpegLog.leave() }
         self.path = path
-        var head = [UInt8](repeating: 0, count: 64)
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .io(path: path, failure: FileFailure(errno: errno)) }
-        let got = read(descriptor, &head, head.count)
-        close(descriptor)
-        guard got > 0, let kind = MovieKind(sniffing: Array(head.prefix(got))) else {
+        // Only a regular file, opened without blocking; FFmpeg opens that very file by its
+        // descriptor's name, never whatever the path names by then.
+        let file = try RegularFile(path: path)
+        defer { withExtendedLifetime(file) {} }  // open while FFmpeg opens it by its descriptor's name
+        guard let kind = MovieKind(sniffing: try file.read(upTo: 64)) else {
             throw .corruptData(format: "movie", reason: "it is not an MP4, MOV, WebM or MKV file")
         }
         var opened: UnsafeMutablePointer<AVFormatContext>?
-        let status = ffmpeg.avformat_open_input(&opened, path, nil, nil)
+        let status = ffmpeg.avformat_open_input(&opened, file.descriptorPath, nil, nil)
         guard status >= 0, let context = opened else { throw .corruptData(format: "movie", reason: MovieFile.message(status)) }
         do {
             (info, videoStream) = try MovieFile.probe(context, kind: kind)
@@ -190,20 +189,31 @@ public final class MovieFile {
         return info.rotation == .none ? image : try PixelTransform.rotated(image, by: info.rotation)
     }
 
-    /// The container's creation_time ("2026-11-29T14:03:22.000000Z") as seconds since 1970.
-    private static func creationTime(_ metadata: OpaquePointer?) -> Double? {
+    /// The container's creation_time ("2026-11-29T14:03:22.000000Z") as seconds since 1970, when
+    /// it is a date that can be: years 1971 to 9999, months, days and times in their ranges.
+    /// Anything else (a hostile "2147483000-12001-01T00:00:00", a zero date) is no date: the
+    /// caller uses another (the file's time).
+    static func creationTime(_ metadata: OpaquePointer?) -> Double? {
         guard let entry = ffmpeg.av_dict_get(metadata, "creation_time", nil, 0), let value = entry.pointee.value else { return nil }
-        let text = String(cString: value)
-        let digits = text.split(whereSeparator: { !$0.isNumber }).compactMap { Int32($0) }
-        guard digits.count >= 6, digits[0] > 1970 else { return nil }
+        return parseCreationTime(String(cString: value))
+    }
+
+    /// Parses "YYYY-MM-DDTHH:MM:SS…" (UTC); nil when a field is out of its range.
+    static func parseCreationTime(_ text: String) -> Double? {
+        let digits = text.split(whereSeparator: { !$0.isNumber }).map { Int($0) }
+        guard digits.count >= 6, let year = digits[0], let month = digits[1], let day = digits[2],
+              let hour = digits[3], let minute = digits[4], let second = digits[5],
+              (1971...9999).contains(year), (1...12).contains(month), (1...31).contains(day),
+              (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
         var parts = tm()
-        parts.tm_year = digits[0] - 1900
-        parts.tm_mon = digits[1] - 1
-        parts.tm_mday = digits[2]
-        parts.tm_hour = digits[3]
-        parts.tm_min = digits[4]
-        parts.tm_sec = digits[5]
-        return Double(timegm(&parts))
+        parts.tm_year = Int32(year - 1900)
+        parts.tm_mon = Int32(month - 1)
+        parts.tm_mday = Int32(day)
+        parts.tm_hour = Int32(hour)
+        parts.tm_min = Int32(minute)
+        parts.tm_sec = Int32(second)
+        let seconds = timegm(&parts)
+        return seconds > 0 ? Double(seconds) : nil
     }
 
     /// The ISO 6709 location ("+48.8577+002.2950+035.000/") of a `location` tag (MP4's ©xyz,

@@ -49,7 +49,9 @@ enum MovieRemuxer {
     private static func remux(from source: String, to temporary: String, formatName: String, options: [String: String],
                               dropping: Set<String>) throws(MediaError) {
         var input: UnsafeMutablePointer<AVFormatContext>?
-        guard ffmpeg.avformat_open_input(&input, source, nil, nil) >= 0, let reader = input else {
+        let file = try RegularFile(path: source)  // a regular file only, opened without blocking
+        defer { withExtendedLifetime(file) {} }
+        guard ffmpeg.avformat_open_input(&input, file.descriptorPath, nil, nil) >= 0, let reader = input else {
             throw .corruptData(format: "movie", reason: "\(source) cannot be read back")
         }
         defer { ffmpeg.avformat_close_input(&input) }

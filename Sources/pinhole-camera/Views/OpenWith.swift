@@ -1,5 +1,6 @@
 import CGtk
 import Glibc
+import Media
 import PhotoLibrary
 
 /// Open With…: the desktop's own app chooser through the OpenURI portal (xdg-desktop-portal)
@@ -80,7 +81,10 @@ enum OpenWith {
     /// `Response` signal: `done(true)` when the call fails or the portal answers that it failed
     /// (response 2), `done(false)` when the person chose an app or cancelled (0 or 1).
     private static func openThroughPortal(_ asset: Asset, parentWindow: String, connection: OpaquePointer, done: @escaping @MainActor (Bool) -> Void) {
-        let descriptor = Glibc.open(asset.path, O_RDONLY | O_CLOEXEC)
+        // A regular file only, opened without blocking (a FIFO put in the library's folder by
+        // another program must not stop the main loop).
+        guard let file = try? RegularFile(path: asset.path) else { return done(true) }
+        let descriptor = file.duplicateDescriptor()
         guard descriptor >= 0 else { return done(true) }
         defer { close(descriptor) }
         // The request's path is known before the call from the token, so its Response cannot
