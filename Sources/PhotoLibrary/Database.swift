@@ -97,8 +97,9 @@ final class Database {
     }
 
     /// Runs `body` in one write transaction (BEGIN IMMEDIATE: takes the write lock up front, so
-    /// two processes wait for each other instead of failing halfway); rolls back on error.
-    func transaction<R>(_ body: () throws(LibraryError) -> R) throws(LibraryError) -> R {
+    /// two processes wait for each other instead of failing halfway); rolls back on error. Only
+    /// inside the library's lock (`held`): the lock first, SQLite's second, in every process.
+    func transaction<R>(_ held: borrowing LibraryLock.Held, _ body: () throws(LibraryError) -> R) throws(LibraryError) -> R {
         try execute("BEGIN IMMEDIATE")
         do {
             let result = try body()

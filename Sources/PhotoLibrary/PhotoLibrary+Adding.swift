@@ -70,7 +70,7 @@ extension PhotoLibrary {
     }
 
     /// Checks a photo's bytes and writes them durably into the photos folder (no row yet).
-    func writePhoto(data: [UInt8], name: String) throws(LibraryError) -> (entry: MediaEntry, contentID: String, size: Int, path: String) {
+    func writePhoto(data: [UInt8], name: String, _ held: borrowing LibraryLock.Held) throws(LibraryError) -> (entry: MediaEntry, contentID: String, size: Int, path: String) {
         let file = try PhotoFile(data: data, name: name, keepThumbnail: true)
         let contentID = ContentHash.identifier(of: data)
         // The same content already in the library (same hash and length, and the same bytes).
@@ -84,7 +84,7 @@ extension PhotoLibrary {
     }
 
     /// Checks a movie and copies (or, `moving`, links) it durably into the videos folder (no row yet).
-    func placeVideo(from path: String, moving: Bool) throws(LibraryError) -> (entry: MediaEntry, contentID: String, size: Int, path: String) {
+    func placeVideo(from path: String, moving: Bool, _ held: borrowing LibraryLock.Held) throws(LibraryError) -> (entry: MediaEntry, contentID: String, size: Int, path: String) {
         let entry = try MediaEntry(videoAt: path, name: path, keepThumbnail: true)
         let contentID = try ContentHash.identifier(ofFile: path)
         if let existing = try asset(id: "v" + contentID), ContentHash.sameContents(existing.path, path) {

@@ -12,6 +12,15 @@ extension PhotoLibrary {
     public func performChanges(_ build: (inout ChangeRequests) -> Void) throws(LibraryError) -> [String] {
         var batch = ChangeRequests()
         build(&batch)
+        // The whole batch holds the library's lock: no other process's watcher or reconcile
+        // sees its files moved before its rows are (a deleted file gone, its row not yet trashed).
+        let ids = try lock.held { held throws(LibraryError) in try apply(batch, held) }
+        publish()
+        return ids
+    }
+
+    /// `performChanges`' work, inside the lock.
+    private func apply(_ batch: ChangeRequests, _ held: borrowing LibraryLock.Held) throws(LibraryError) -> [String] {
         // 1. New files, checked and written (nothing is visible yet: no rows).
         var created: [(entry: MediaEntry, contentID: String, size: Int, path: String, mtime: Double, label: String)] = []
         var moves: [String] = []
@@ -25,20 +34,20 @@ extension PhotoLibrary {
                 switch request {
                 case let .create(bytes, name):
                     label = name
-                    item = try writePhoto(data: bytes, name: name)
+                    item = try writePhoto(data: bytes, name: name, held)
                 case let .createFromFile(path, moving, _) where moving && (path as NSString).deletingLastPathComponent == location.videos:
                     if try !assets(where: "path = ?", [.text(path)]).isEmpty {
                         // An observer indexed it when the recorder closed it; the recorder may have
                         // rewritten it since (a fragmented MP4 made regular, moved over it): the
                         // row is brought up to date first, so the identifier returned is the file's.
-                        _ = try PhotoLibrary.reconcile(database, location, only: [path])
+                        _ = try PhotoLibrary.reconcile(database, location, lock, only: [path])
                         if let indexed = try assets(where: "path = ?", [.text(path)]).first {
                             outcomes.append(indexed.id)
                             continue
                         }
                     }
                     label = path
-                    item = try placeVideo(from: path, moving: true)
+                    item = try placeVideo(from: path, moving: true, held)
                     moves.append(path)
                 case let .createFromFile(path, moving, videoOnly):
                     label = path
@@ -46,10 +55,10 @@ extension PhotoLibrary {
                     // from its first bytes: a file that is neither is refused before it is read.
                     let sniffed = try SniffedFile(path: path)
                     if sniffed.movie != nil {
-                        item = try placeVideo(from: path, moving: moving)
+                        item = try placeVideo(from: path, moving: moving, held)
                     } else {
                         if videoOnly { throw LibraryError.unsupportedFile(path: path, reason: .notAMovie) }
-                        item = try writePhoto(data: sniffed.imageBytes(), name: path)
+                        item = try writePhoto(data: sniffed.imageBytes(), name: path, held)
                     }
                     if moving { moves.append(path) }
                 default: continue
@@ -63,24 +72,26 @@ extension PhotoLibrary {
             throw error
         }
         // 2. Trash moves, rows, marks and albums together.
-        var trashed: [(Asset, String)] = []
+        var trashed: [(asset: Asset, bin: Trash, name: String, file: FileIdentity?)] = []
         do throws(LibraryError) {
             for case let .delete(ids) in batch.requests {
                 for id in ids {
                     guard let asset = try asset(id: id) else { throw LibraryError.notFound(id) }
-                    trashed.append((asset, try trash.trash(asset.path)))
+                    let bin = try trash(forFileAt: asset.path)
+                    let moved = try bin.trash(asset.path, held)
+                    trashed.append((asset, bin, moved.name, moved.file))
                 }
             }
-            try database.transaction { () throws(LibraryError) in
+            try database.transaction(held) { () throws(LibraryError) in
                 for item in created {
                     // Checked before writing, and again here under the write lock: another process
                     // may have committed the same content since (two imports of one folder at once).
                     if let existing = try PhotoLibrary.sameContent(in: database, as: item.path, type: item.entry.mediaType, contentID: item.contentID) {
                         throw LibraryError.duplicate(path: item.label, existing: existing)
                     }
-                    try PhotoLibrary.insert(database, entry: item.entry, contentID: item.contentID, size: item.size, path: item.path, mtime: item.mtime)
+                    try PhotoLibrary.insert(database, entry: item.entry, contentID: item.contentID, size: item.size, path: item.path, mtime: item.mtime, held)
                 }
-                for (asset, name) in trashed { try recordTrashed(id: asset.id, as: name) }
+                for item in trashed { try recordTrashed(id: item.asset.id, as: item.name, in: item.bin, file: item.file, held) }
                 for request in batch.requests {
                     switch request {
                     case let .favorite(ids, flag):
@@ -100,7 +111,7 @@ extension PhotoLibrary {
             }
         } catch {
             for item in created where !moves.contains(item.path) { unlink(item.path) }
-            for (_, name) in trashed.reversed() { _ = try? trash.restore(name) }
+            for item in trashed.reversed() { _ = try? item.bin.restore(item.name, held) }
             throw error
         }
         CrashPoint.reached("row-committed")
@@ -109,7 +120,6 @@ extension PhotoLibrary {
             if let thumbnail = item.entry.thumbnail { _ = try? ThumbnailCache(folder: location.thumbnails).store(thumbnail, for: item.path, size: .large) }
         }
         for path in moves where !created.contains(where: { $0.path == path }) { unlink(path) }
-        publish()
         var fresh = created.makeIterator()
         return try outcomes.map { outcome throws(LibraryError) -> String in
             if let outcome { return outcome }
@@ -122,20 +132,25 @@ extension PhotoLibrary {
 
     /// Marks assets as favourites (or not).
     public func setFavorite(_ favorite: Bool, ids: [String]) throws(LibraryError) {
-        try database.transaction { () throws(LibraryError) in
+        try lock.held { held throws(LibraryError) in try mark(favorite, ids: ids, held) }
+        publish()
+    }
+
+    /// Sets or clears the favourite mark of `ids`, all or nothing.
+    private func mark(_ favorite: Bool, ids: [String], _ held: borrowing LibraryLock.Held) throws(LibraryError) {
+        try database.transaction(held) { () throws(LibraryError) in
             for id in ids {
                 guard try asset(id: id) != nil else { throw LibraryError.notFound(id) }
                 try database.query("UPDATE assets SET favorite = ? WHERE id = ?", [.integer(favorite ? 1 : 0), .text(id)])
             }
         }
-        publish()
     }
 
-    /// The path of another asset with the same content as the file at `path` (same identifier,
-    /// or a suffixed one, and the same bytes), if any.
+    /// The path of another asset with the same content as the file at `path` (the same
+    /// fingerprint and kind, and the same bytes), if any.
     static func sameContent(in database: Database, as path: String, type: Asset.MediaType, contentID: String) throws(LibraryError) -> String? {
-        let id = identifierPrefix(type) + contentID
-        let rows = try database.query("SELECT path FROM assets WHERE (id = ? OR id LIKE ?) AND path != ?", [.text(id), .text(id + "-%"), .text(path)])
+        let rows = try database.query("SELECT path FROM assets WHERE media_type = ? AND fingerprint = ? AND path != ?",
+                                      [.text(type.rawValue), .text(contentID), .text(path)])
         return rows.compactMap { $0.first?.text }.first { ContentHash.sameContents($0, path) }
     }
 }

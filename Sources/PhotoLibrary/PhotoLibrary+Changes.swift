@@ -77,10 +77,10 @@ extension PhotoLibrary {
     private func apply(_ events: WatchEvents) {
         var look = false
         if events.rescan {
-            if let changes = try? PhotoLibrary.reconcile(database, location) { prepareInBackground(changes.changed) }
+            if let changes = try? PhotoLibrary.reconcile(database, location, lock) { prepareInBackground(changes.changed) }
             look = true
         } else if !events.paths.isEmpty {
-            if let changes = try? PhotoLibrary.reconcile(database, location, only: events.paths) { prepareInBackground(changes.changed) }
+            if let changes = try? PhotoLibrary.reconcile(database, location, lock, only: events.paths) { prepareInBackground(changes.changed) }
             look = true
         }
         if events.index {
@@ -120,7 +120,7 @@ extension PhotoLibrary {
         guard folder != lastFolderTime || version != lastDataVersion else { return }
         if folder != lastFolderTime {
             lastFolderTime = folder
-            if let changes = try? PhotoLibrary.reconcile(database, location) { prepareInBackground(changes.changed) }
+            if let changes = try? PhotoLibrary.reconcile(database, location, lock) { prepareInBackground(changes.changed) }
         }
         lastDataVersion = version
         publish()

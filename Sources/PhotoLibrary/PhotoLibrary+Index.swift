@@ -7,19 +7,17 @@ extension PhotoLibrary {
     /// Opens the index; a damaged one (SQLite says corrupt or not a database, or quick_check
     /// fails) is moved aside and rebuilt: the files are the truth. Any other failure (busy,
     /// locked, I/O) is reported, never "repaired": another process may be using the index.
-    static func openIndex(at path: String) throws(LibraryError) -> Database {
+    static func openIndex(at path: String, _ held: borrowing LibraryLock.Held) throws(LibraryError) -> Database {
         // Opening may create the file and switch it to WAL, which SQLite does not wait for
-        // (it answers "database is locked" at once): processes opening the library take turns.
-        let lock = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        if lock >= 0 { while flock(lock, LOCK_EX) != 0 && errno == EINTR {} }
-        defer { if lock >= 0 { close(lock) } }
+        // (it answers "database is locked" at once): processes opening the library take turns,
+        // holding the library's lock (as the migrations must).
         let database = try Database(path: path)
         do {
             try database.configure()
             let check = try database.query("PRAGMA quick_check")
             let healthy = check.first?.first?.text == "ok"
             if healthy {
-                try createSchema(database)
+                try createSchema(database, held)
                 return database
             }
         } catch {
@@ -31,11 +29,12 @@ extension PhotoLibrary {
         unlink(path + "-shm")
         let fresh = try Database(path: path)
         try fresh.configure()
-        try createSchema(fresh)
+        try createSchema(fresh, held)
         return fresh
     }
 
-    private static func createSchema(_ database: Database) throws(LibraryError) {
+    /// Creates the tables, or brings an older index's up to date (version 5).
+    private static func createSchema(_ database: Database, _ held: borrowing LibraryLock.Held) throws(LibraryError) {
         try database.execute("""
             CREATE TABLE IF NOT EXISTS assets (
                 id TEXT PRIMARY KEY,
@@ -49,7 +48,8 @@ extension PhotoLibrary {
                 latitude REAL, longitude REAL, altitude REAL,
                 size INTEGER NOT NULL,
                 mtime REAL NOT NULL,
-                duration REAL
+                duration REAL,
+                fingerprint TEXT, device INTEGER, inode INTEGER
             );
             CREATE INDEX IF NOT EXISTS assets_created ON assets (created DESC);
             CREATE TABLE IF NOT EXISTS albums (
@@ -73,8 +73,8 @@ extension PhotoLibrary {
                 PRIMARY KEY (asset, album)
             );
             """)
-        // Verdicts on files refused, by size and time (`+Verdicts`): indexes before had none.
-        try database.execute(verdictSchema)
+        // Verdicts on files refused, by size and time (`+Verdicts`).
+        try createVerdictTable(database, held)
         // Version 1 indexes (photos only) gain the videos' duration.
         let columns = try database.query("PRAGMA table_info(assets)").compactMap { $0[1].text }
         if !columns.contains("duration") { try database.execute("ALTER TABLE assets ADD COLUMN duration REAL") }
@@ -82,30 +82,55 @@ extension PhotoLibrary {
         // (entries from before have NULLs and are read from their files when restored).
         let kept = try database.query("PRAGMA table_info(trashed)").compactMap { $0[1].text }
         let types = ["media_type": "TEXT", "path": "TEXT", "width": "INTEGER", "height": "INTEGER", "created": "REAL", "orientation": "INTEGER",
-                     "latitude": "REAL", "longitude": "REAL", "altitude": "REAL", "size": "INTEGER", "mtime": "REAL", "duration": "REAL"]
+                     "latitude": "REAL", "longitude": "REAL", "altitude": "REAL", "size": "INTEGER", "mtime": "REAL", "duration": "REAL",
+                     "fingerprint": "TEXT", "device": "INTEGER", "inode": "INTEGER"]
         for column in keptColumns where !kept.contains(column) {
             try database.execute("ALTER TABLE trashed ADD COLUMN \(column) \(types[column] ?? "")")
         }
         // Version 3 albums had no chosen cover.
         let albumColumns = try database.query("PRAGMA table_info(albums)").compactMap { $0[1].text }
         if !albumColumns.contains("cover") { try database.execute("ALTER TABLE albums ADD COLUMN cover TEXT") }
-        if try database.query("PRAGMA user_version").first?.first?.integer != 4 { try database.execute("PRAGMA user_version = 4") }
+        // Version 4 matched a file to its row by path and content only (an edited file became a
+        // new item): rows gain the file's fingerprint (its identifier's content part, from
+        // which it was made), device and inode (filled by the next reconcile), and a trashed
+        // row the Trash folder it went to (NULL: the home Trash).
+        let assetColumns = try database.query("PRAGMA table_info(assets)").compactMap { $0[1].text }
+        for (column, type) in [("fingerprint", "TEXT"), ("device", "INTEGER"), ("inode", "INTEGER")] where !assetColumns.contains(column) {
+            try database.execute("ALTER TABLE assets ADD COLUMN \(column) \(type)")
+        }
+        let trashedColumns = try database.query("PRAGMA table_info(trashed)").compactMap { $0[1].text }
+        for (column, type) in [("fingerprint", "TEXT"), ("device", "INTEGER"), ("inode", "INTEGER"), ("trash_folder", "TEXT")]
+            where !trashedColumns.contains(column) {
+            try database.execute("ALTER TABLE trashed ADD COLUMN \(column) \(type)")
+        }
+        try database.transaction(held) { () throws(LibraryError) in
+            for table in ["assets", "trashed"] {
+                for row in try database.query("SELECT id FROM \(table) WHERE fingerprint IS NULL") {
+                    guard let id = row.first?.text else { continue }
+                    try database.query("UPDATE \(table) SET fingerprint = ? WHERE id = ?", [.text(fingerprint(ofIdentifier: id)), .text(id)])
+                }
+            }
+        }
+        try database.execute("""
+            CREATE INDEX IF NOT EXISTS assets_inode ON assets (inode);
+            CREATE INDEX IF NOT EXISTS assets_fingerprint ON assets (fingerprint);
+            """)
+        if try database.query("PRAGMA user_version").first?.first?.integer != 5 { try database.execute("PRAGMA user_version = 5") }
     }
 
-    /// Deletes temporary files a crash left behind (`.NAME.PID.N.tmp`, see `AtomicFile`): those
-    /// whose writer is no longer running, or that are over a day old. Another live process's file
-    /// in flight is left alone (deleting it made that process's save fail: found by two
-    /// concurrent importers).
-    static func removeLeftovers(in folder: String) {
-        for name in FileSystem.names(in: folder) where name.hasPrefix(".") && name.hasSuffix(".tmp") {
-            let parts = name.split(separator: ".")
-            let pid = parts.count >= 3 ? pid_t(parts[parts.count - 3]) : nil
-            var info = stat()
-            let path = folder + "/" + name
-            guard stat(path, &info) == 0 else { continue }
-            let age = time(nil) - info.st_mtim.tv_sec
-            let writerGone = pid.map { kill($0, 0) != 0 && errno == ESRCH } ?? true
-            if writerGone || age > 86_400 { unlink(path) }
+    /// The content fingerprint an identifier was made from: "p" or "v", the `ContentHash`
+    /// ("HASH-LENGTH"), and for a second copy "-N".
+    static func fingerprint(ofIdentifier id: String) -> String {
+        let parts = id.dropFirst().split(separator: "-", omittingEmptySubsequences: false)
+        return parts.prefix(2).joined(separator: "-")
+    }
+
+    /// Deletes the temporary files a crashed Pinhole writer left in `folder`: only names of
+    /// Pinhole's own pattern whose writer no longer holds their lock (`AtomicFile`), never another
+    /// program's hidden files, and never one a live writer is still writing.
+    static func removeLeftovers(in folder: String, _ held: borrowing LibraryLock.Held) {
+        for name in FileSystem.names(in: folder) where AtomicFile.isTemporaryName(name) {
+            AtomicFile.removeAbandonedTemporary(folder + "/" + name)
         }
     }
 }

@@ -15,17 +15,19 @@ extension PhotoLibrary {
         let problem: LibraryError
     }
 
-    /// The `refused` table (created with the schema).
-    static let verdictSchema = """
-        CREATE TABLE IF NOT EXISTS refused (
-            path TEXT PRIMARY KEY,
-            size INTEGER NOT NULL,
-            mtime REAL NOT NULL,
-            kind TEXT NOT NULL,
-            format TEXT NOT NULL DEFAULT '',
-            reason TEXT NOT NULL DEFAULT ''
-        );
-        """
+    /// Makes the `refused` table if the index has none (indexes before it had none).
+    static func createVerdictTable(_ database: Database, _ held: borrowing LibraryLock.Held) throws(LibraryError) {
+        try database.execute("""
+            CREATE TABLE IF NOT EXISTS refused (
+                path TEXT PRIMARY KEY,
+                size INTEGER NOT NULL,
+                mtime REAL NOT NULL,
+                kind TEXT NOT NULL,
+                format TEXT NOT NULL DEFAULT '',
+                reason TEXT NOT NULL DEFAULT ''
+            );
+            """)
+    }
 
     /// Every remembered refusal, by path.
     static func verdicts(_ database: Database) throws(LibraryError) -> [String: Verdict] {
@@ -46,7 +48,8 @@ extension PhotoLibrary {
     /// Remembers that the file at `path`, of `size` bytes modified at `mtime`, was refused for
     /// `problem`. Only a verdict on the file's content is kept: a file that could not be read
     /// (permissions, an I/O error) is tried again next time.
-    static func remember(_ database: Database, path: String, size: Int64, mtime: Double, problem: LibraryError) throws(LibraryError) {
+    static func remember(_ database: Database, path: String, size: Int64, mtime: Double, problem: LibraryError,
+                         _ held: borrowing LibraryLock.Held) throws(LibraryError) {
         guard case let .unsupportedFile(_, reason) = problem else { return }
         let (kind, format, text): (String, String, String) = switch reason {
         case .empty: ("empty", "", "")
@@ -60,7 +63,7 @@ extension PhotoLibrary {
     }
 
     /// Forgets the verdicts on `paths` (indexed after all, or gone).
-    static func forgetVerdicts(_ database: Database, paths: some Sequence<String>) throws(LibraryError) {
+    static func forgetVerdicts(_ database: Database, paths: some Sequence<String>, _ held: borrowing LibraryLock.Held) throws(LibraryError) {
         for path in paths { try database.query("DELETE FROM refused WHERE path = ?", [.text(path)]) }
     }
 }

@@ -19,6 +19,8 @@ public actor PhotoLibrary {
     public nonisolated let location: LibraryLocation
     // The extensions' state (internal so that their files can reach it).
     let database: Database
+    /// The cross-process lock every change holds (`LibraryLock`).
+    let lock: LibraryLock
     var trash: Trash
     var observers: [Int: AsyncStream<LibraryChange>.Continuation] = [:]
     var nextObserver = 0
@@ -53,6 +55,7 @@ public actor PhotoLibrary {
         self.location = location
         trash = Trash(folder: location.trash)
         database = opened.database
+        lock = opened.lock
         thumbnailing = opened.thumbnailing
         skipped = opened.skipped
     }
@@ -62,6 +65,8 @@ public actor PhotoLibrary {
     struct Opened {
         /// The open index.
         let database: Database
+        /// The library's lock (its file beside the index).
+        let lock: LibraryLock
         /// The background thumbnailing started, if there was anything to make.
         let thumbnailing: Task<Int, Never>?
         /// The files the reconcile refused or left as they are.
@@ -80,12 +85,17 @@ public actor PhotoLibrary {
         for folder in [location.photos, location.videos] where access(folder, R_OK | W_OK | X_OK) != 0 {
             throw .accessDenied(path: folder, failure: FileFailure(errno: errno))
         }
-        let database = try PhotoLibrary.openIndex(at: location.index)
-        PhotoLibrary.removeLeftovers(in: location.photos)
-        PhotoLibrary.removeLeftovers(in: location.videos)
-        guard synchronize else { return Opened(database: database, thumbnailing: nil) }
-        let changes = try PhotoLibrary.reconcile(database, location, finishingMovies: true)
-        return Opened(database: database, thumbnailing: PhotoLibrary.thumbnailInBackground(changes.changed, cache: ThumbnailCache(folder: location.thumbnails), after: nil),
+        let lock = LibraryLock(index: location.index)
+        let database = try lock.held { held throws(LibraryError) in
+            let database = try PhotoLibrary.openIndex(at: location.index, held)
+            PhotoLibrary.removeLeftovers(in: location.photos, held)
+            PhotoLibrary.removeLeftovers(in: location.videos, held)
+            return database
+        }
+        guard synchronize else { return Opened(database: database, lock: lock, thumbnailing: nil) }
+        let changes = try PhotoLibrary.reconcile(database, location, lock, finishingMovies: true)
+        return Opened(database: database, lock: lock,
+                      thumbnailing: PhotoLibrary.thumbnailInBackground(changes.changed, cache: ThumbnailCache(folder: location.thumbnails), after: nil),
                       skipped: changes.skipped)
     }
 

@@ -2,17 +2,23 @@ import Foundation
 import Glibc
 import Media
 
-/// The freedesktop.org Trash (`$XDG_DATA_HOME/Trash`, `files/` + `info/NAME.trashinfo`), so
-/// deleted photos can be restored from the library, a file manager or `gio trash --restore`.
+/// A freedesktop.org Trash (`files/` + `info/NAME.trashinfo`): the home trash
+/// (`$XDG_DATA_HOME/Trash`), or a volume's (`$topdir/.Trash/$uid` or `$topdir/.Trash-$uid`, see
+/// `Trash+Volumes`), so deleted photos can be restored from the library, a file manager or
+/// `gio trash --restore`.
 public struct Trash: Sendable {
     /// The trash folder (…/Trash).
     public let folder: String
+    /// The top folder of the volume whose trash this is (nil: the home trash). Its `.trashinfo`
+    /// files say paths relative to it, as the spec asks of a volume's trash.
+    let topdir: String?
     /// Tests: the errno writing a `.trashinfo` fails with (a full disk cannot be arranged).
     var simulatedInfoWriteError: Int32?
 
-    /// A trash at `folder` (…/Trash).
-    init(folder: String) {
+    /// A trash at `folder` (…/Trash), for the volume at `topdir` (nil: the home trash).
+    init(folder: String, topdir: String? = nil) {
         self.folder = folder
+        self.topdir = topdir
     }
 
     /// The user's home trash.
@@ -36,10 +42,11 @@ public struct Trash: Sendable {
     /// The info file of the trashed `name`.
     func infoPath(_ name: String) -> String { folder + "/info/" + name + ".trashinfo" }
 
-    /// Moves `path` into the trash; returns the name it has there. The info file is written
-    /// first (reserving the name with O_EXCL) and synced, then the file moved, as the spec asks;
-    /// an info file that cannot be written whole is removed and the failure thrown.
-    func trash(_ path: String) throws(LibraryError) -> String {
+    /// Moves `path` into the trash; returns the name it has there and the identity of the file
+    /// moved (which says later that what is at `files/NAME` is still that file). The info file is
+    /// written first (reserving the name with O_EXCL) and synced, then the file moved, as the spec
+    /// asks; an info file that cannot be written whole is removed and the failure thrown.
+    func trash(_ path: String, _ held: borrowing LibraryLock.Held) throws(LibraryError) -> (name: String, file: FileIdentity?) {
         do {
             try AtomicFile.makeFolders(folder + "/files")
             try AtomicFile.makeFolders(folder + "/info")
@@ -59,7 +66,8 @@ public struct Trash: Sendable {
             name = ext.isEmpty ? "\(stem).\(number)" : "\(stem).\(number).\(ext)"
             number += 1
         }
-        let info = Array("[Trash Info]\nPath=\(Trash.percentEncode(path))\nDeletionDate=\(Trash.timestamp())\n".utf8)
+        let said = relative(path)
+        let info = Array("[Trash Info]\nPath=\(Trash.percentEncode(said))\nDeletionDate=\(Trash.timestamp())\n".utf8)
         var failure = simulatedInfoWriteError
         var written = 0
         while failure == nil, written < info.count {
@@ -78,12 +86,12 @@ public struct Trash: Sendable {
             unlink(infoPath(name))
             throw .cannotTrash(path: path, failure: failure)
         }
-        return name
+        return (name, FileIdentity(path: filePath(name)))
     }
 
     /// Reads the info file of the trashed `name` as the spec defines it: a `[Trash Info]` group
-    /// with `Path` (percent-encoded; absolute for the home trash) and `DeletionDate`
-    /// (YYYY-MM-DDThh:mm:ss, local time).
+    /// with `Path` (percent-encoded; absolute, or in a volume's trash relative to its top
+    /// folder) and `DeletionDate` (YYYY-MM-DDThh:mm:ss, local time).
     func entry(_ name: String) throws(LibraryError) -> Entry {
         let path = infoPath(name)
         let bytes: [UInt8]
@@ -99,14 +107,17 @@ public struct Trash: Sendable {
             default: break
             }
         }
-        guard let original, original.hasPrefix("/") else { throw .damagedTrashEntry(path: path) }
-        return Entry(originalPath: original, deletionDate: date ?? 0)
+        guard let said = original, !said.isEmpty, said.hasPrefix("/") || topdir != nil && !said.split(separator: "/").contains("..") else {
+            throw .damagedTrashEntry(path: path)
+        }
+        let base = topdir == "/" ? "" : topdir ?? ""
+        return Entry(originalPath: said.hasPrefix("/") ? said : base + "/" + said, deletionDate: date ?? 0)
     }
 
     /// Puts the trashed `name` back at `original`, or beside it with a suffix when that name is
     /// taken again (linked: nothing is ever replaced); returns where it went. The info file
     /// stays until `forget(_:)`, so a failure after this can put the file back.
-    func putBack(_ name: String, to original: String) throws(LibraryError) -> String {
+    func putBack(_ name: String, to original: String, _ held: borrowing LibraryLock.Held) throws(LibraryError) -> String {
         do throws(MediaError) {
             let path = try AtomicFile.place(filePath(name), at: original)
             unlink(filePath(name))
@@ -118,25 +129,26 @@ public struct Trash: Sendable {
     }
 
     /// Undoes `putBack`: the file at `path` goes back to `files/NAME`.
-    func takeBack(_ path: String, as name: String) {
+    func takeBack(_ path: String, as name: String, _ held: borrowing LibraryLock.Held) {
         if link(path, filePath(name)) == 0 { unlink(path) }
     }
 
     /// Removes the info file of a restored entry.
-    func forget(_ name: String) {
+    func forget(_ name: String, _ held: borrowing LibraryLock.Held) {
         unlink(infoPath(name))
     }
 
     /// Moves the trashed `name` back to its original path (or beside it); returns where it went.
-    func restore(_ name: String) throws(LibraryError) -> String {
-        let path = try putBack(name, to: try entry(name).originalPath)
-        forget(name)
+    func restore(_ name: String, _ held: borrowing LibraryLock.Held) throws(LibraryError) -> String {
+        let path = try putBack(name, to: try entry(name).originalPath, held)
+        forget(name, held)
         return path
     }
 
     /// Deletes the trashed `name` for good: the file, then its info file (the reverse of
     /// trashing, so a crash never leaves a file without its info). A file already gone is fine.
-    func erase(_ name: String) throws(LibraryError) {
+    /// The caller has checked (`holds`) that the file is the one the library put there.
+    func erase(_ name: String, _ held: borrowing LibraryLock.Held) throws(LibraryError) {
         if unlink(filePath(name)) != 0, errno != ENOENT {
             throw .cannotWrite(path: filePath(name), failure: FileFailure(errno: errno))
         }
@@ -145,10 +157,16 @@ public struct Trash: Sendable {
         }
     }
 
-    /// Whether the trashed `name` is still there (not emptied or restored by another program).
-    func contains(_ name: String) -> Bool {
-        var info = stat()
-        return lstat(filePath(name), &info) == 0 && access(infoPath(name), F_OK) == 0
+    /// Whether the trashed `name` is still the file the library put there, with its info file:
+    /// the same device, inode, size and modification time as when trashed (a rename keeps all
+    /// four; an inode number freed and reused by a new file does not bring back the time), or
+    /// (an entry trashed before they were kept) the same content. Not when another program
+    /// emptied or restored it, nor when another file took its name since.
+    func holds(_ name: String, trashed: FileIdentity?, fingerprint: String?) -> Bool {
+        guard let file = FileIdentity(path: filePath(name)), access(infoPath(name), F_OK) == 0 else { return false }
+        if let trashed { return file == trashed }
+        guard let fingerprint else { return false }
+        return (try? ContentHash.identifier(ofFile: filePath(name))) == fingerprint
     }
 
     /// Percent-encodes a path as the spec wants (RFC 2396 escaping, "/" kept).

@@ -98,7 +98,7 @@ struct PhotoLibraryTests {
         }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: location.index + suffix) }
         // A crash between write and rename leaves a temporary file: it must not become an asset.
-        try Data(jpeg(hour: 20, minute: 0)).write(to: URL(fileURLWithPath: location.photos + "/.Photo from x.jpg.123.0.tmp"))
+        try Data(jpeg(hour: 20, minute: 0)).write(to: URL(fileURLWithPath: location.photos + "/.Photo from x.jpg.pinhole-123-0.tmp"))
         let rebuilt = try await PhotoLibrary(location: location)
         #expect(try await rebuilt.assets().map(\.id).sorted() == ids.sorted())
         #expect(try FileManager.default.contentsOfDirectory(atPath: location.photos).count == 4)

@@ -158,10 +158,55 @@ struct TrashTests {
             DROP TABLE trashed_albums; DROP TABLE trashed; ALTER TABLE old RENAME TO trashed; PRAGMA user_version = 2;
             """)
         let library = try await PhotoLibrary(location: location)
-        #expect(try sqlite(location.index, "PRAGMA user_version") == "4")
+        #expect(try sqlite(location.index, "PRAGMA user_version") == "5")
         let listed = try await library.trashedAssets()
         #expect(listed.map(\.id) == [photo.id] && listed.first?.originalPath == photo.path)
         let restored = try await library.restore(ids: [photo.id])
         #expect(restored.map(\.id) == [photo.id] && restored.first?.isFavorite == true && restored.first?.path == photo.path)
+    }
+}
+
+@Suite("Deleting for good only what the library trashed")
+struct TrashIdentityTests {
+    @Test("Delete Permanently after a file manager restored the photo and another file took its name in the Trash: that file and its .trashinfo stay, the entry is forgotten")
+    func onlyOwnFile() async throws {
+        let folder = try TemporaryDirectory()
+        let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t"))
+        let library = try await PhotoLibrary(location: location)
+        let photo = try await library.addPhoto(data: jpeg(hour: 8, minute: 0, seed: 151))
+        try await library.delete(ids: [photo.id])
+        let name = (photo.path as NSString).lastPathComponent
+        let (files, infos) = (folder.path("Trash/files") + "/" + name, folder.path("Trash/info") + "/" + name + ".trashinfo")
+        // A file manager restores it elsewhere (moving the file, removing its .trashinfo)…
+        #expect(try runTool("mv", [files, folder.path("restored.jpg")]).status == 0 && unlink(infos) == 0)
+        // …and another program trashes another file of the same name.
+        let other = try jpeg(hour: 9, minute: 0, seed: 152)
+        try Data(other).write(to: URL(fileURLWithPath: files))
+        let otherInfo = "[Trash Info]\nPath=/home/someone/\(name.replacingOccurrences(of: " ", with: "%20"))\nDeletionDate=2026-01-01T10:00:00\n"
+        try otherInfo.write(toFile: infos, atomically: false, encoding: .utf8)
+
+        try await library.deletePermanently(ids: [photo.id])
+        #expect(try FileBytes.read(path: files) == other, "another program's file in the Trash is never deleted")
+        #expect(try String(contentsOfFile: infos, encoding: .utf8) == otherInfo)
+        #expect(try await library.trashedAssets().isEmpty)
+        #expect(try sqlite(location.index, "SELECT COUNT(*) FROM trashed") == "0")
+        await #expect(throws: LibraryError.notFound(photo.id)) { try await library.restore(ids: [photo.id]) }
+    }
+
+    @Test("Recently Deleted and restore do not take another program's file of the same name for the library's")
+    func listsOnlyOwnFile() async throws {
+        let folder = try TemporaryDirectory()
+        let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t"))
+        let library = try await PhotoLibrary(location: location)
+        let photo = try await library.addPhoto(data: jpeg(hour: 8, minute: 0, seed: 161))
+        try await library.delete(ids: [photo.id])
+        let name = (photo.path as NSString).lastPathComponent
+        let files = folder.path("Trash/files") + "/" + name
+        #expect(unlink(files) == 0)
+        let other = try jpeg(hour: 9, minute: 0, seed: 162)
+        try Data(other).write(to: URL(fileURLWithPath: files))
+        await #expect(throws: LibraryError.notFound(photo.id)) { try await library.restore(ids: [photo.id]) }
+        #expect(try await library.trashedAssets().isEmpty)
+        #expect(try FileBytes.read(path: files) == other && !FileManager.default.fileExists(atPath: photo.path))
     }
 }

@@ -88,45 +88,93 @@ public enum AtomicFile {
         return target
     }
 
-    /// Creates `.NAME.PID.N.tmp` in `folder` (O_EXCL).
+    /// Creates `.NAME.pinhole-PID-N.tmp` in `folder` (O_EXCL) and takes an exclusive `flock` on it,
+    /// held until the file is linked into place or abandoned: the lock is how a library tells a
+    /// crash's leftover (no lock) from a file a live writer is still writing.
     private static func createTemporary(folder: String, name: String, for path: String) throws(MediaError) -> (Int32, String) {
-        var temporary = ""
-        var fd: Int32 = -1
         for attempt in 0..<100 {
-            temporary = "\(folder)/.\(name).\(getpid()).\(attempt).tmp"
-            fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-            if fd >= 0 || errno != EEXIST { break }
+            let (fd, temporary) = try lockedTemporary(folder: folder, name: name, tag: String(attempt), for: path)
+            if fd >= 0 { return (fd, temporary) }
         }
-        guard fd >= 0 else { throw failure(path, errno) }
+        throw failure(path, EEXIST)
+    }
+
+    /// Creates the temporary file `.NAME.pinhole-PID-TAG.tmp` in `folder` (O_EXCL, 0644) and locks
+    /// it (`flock`, exclusive); returns its descriptor (-1 when the name is taken) and path. The
+    /// lock is checked to be on the file the name still gives (a library may have removed the
+    /// file between its creation and the lock, taking it for a leftover: then -1 too).
+    package static func lockedTemporary(folder: String, name: String, tag: String, for path: String) throws(MediaError) -> (Int32, String) {
+        let temporary = "\(folder)/.\(name).pinhole-\(getpid())-\(tag).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            if errno == EEXIST { return (-1, temporary) }
+            throw failure(path, errno)
+        }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw abandon(fd, temporary, path, errno) }
+        }
+        var opened = stat(), named = stat()
+        guard fstat(fd, &opened) == 0, lstat(temporary, &named) == 0, opened.st_ino == named.st_ino, opened.st_dev == named.st_dev else {
+            close(fd)
+            return (-1, temporary)
+        }
         return (fd, temporary)
     }
 
-    /// Closes and removes a temporary file after a failure; returns the error to throw.
+    /// Whether `name` is one of Pinhole's temporary files (`.NAME.pinhole-PID-TAG.tmp`).
+    public static func isTemporaryName(_ name: String) -> Bool {
+        guard name.hasPrefix("."), name.hasSuffix(".tmp") else { return false }
+        let body = name.dropFirst().dropLast(4)
+        guard let dot = body.lastIndex(of: "."), dot > body.startIndex else { return false }
+        let tail = body[body.index(after: dot)...]
+        guard tail.hasPrefix("pinhole-") else { return false }
+        let fields = tail.dropFirst(8).split(separator: "-", omittingEmptySubsequences: false)
+        return fields.count == 2 && !fields[0].isEmpty && fields[0].allSatisfy { $0.isASCII && $0.isNumber }
+            && !fields[1].isEmpty && fields[1].allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }
+    }
+
+    /// Removes the Pinhole temporary file at `path` when no writer holds it: its name is
+    /// Pinhole's (`isTemporaryName`), it is a regular file, and its lock can be taken at once
+    /// (a live writer holds it until done; a crashed one's went with its process). Returns
+    /// whether it was removed. The lock is held while it is removed, and the name checked to
+    /// give the same file.
+    @discardableResult
+    public static func removeAbandonedTemporary(_ path: String) -> Bool {
+        guard isTemporaryName(split(path).1) else { return false }
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var opened = stat(), named = stat()
+        guard fstat(fd, &opened) == 0, opened.st_mode & S_IFMT == S_IFREG, flock(fd, LOCK_EX | LOCK_NB) == 0,
+              lstat(path, &named) == 0, named.st_ino == opened.st_ino, named.st_dev == opened.st_dev else { return false }
+        return unlink(path) == 0
+    }
+
+    /// Removes a temporary file after a failure, then closes it (letting its lock go only once
+    /// it is gone); returns the error to throw.
     private static func abandon(_ fd: Int32, _ temporary: String, _ path: String, _ code: Int32) -> MediaError {
-        close(fd)
         unlink(temporary)
+        close(fd)
         return failure(path, code)
     }
 
     /// fsyncs and closes the temporary file, links it under `path` or the first free suffixed
     /// name (link() fails with EEXIST instead of replacing: the no-overwrite rename), removes
     /// the temporary name and fsyncs the folder.
+    /// The temporary file's lock is held until its name is removed.
     private static func commit(_ fd: Int32, _ temporary: String, to path: String, folder: String, crashPoint: String) throws(MediaError) -> String {
         guard fsync(fd) == 0 else { throw abandon(fd, temporary, path, errno) }
-        close(fd)
         CrashPoint.reached(crashPoint)
         var target = path
         var number = 2
         while link(temporary, target) != 0 {
             let code = errno
-            guard code == EEXIST, number < 10_000 else {
-                unlink(temporary)
-                throw failure(path, code)
-            }
+            guard code == EEXIST, number < 10_000 else { throw abandon(fd, temporary, path, code) }
             target = suffixed(path, number)
             number += 1
         }
         unlink(temporary)
+        close(fd)
         syncFolder(folder)
         return target
     }

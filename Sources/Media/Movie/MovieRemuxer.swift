@@ -15,7 +15,11 @@ enum MovieRemuxer {
         FFmpegLog.enter()
         defer { FFmpegLog.leave() }
         let (folder, name) = AtomicFile.split(path)
-        let temporary = "\(folder)/.\(name).\(getpid()).regular.tmp"
+        // Pinhole's temporary name, locked until renamed over the movie: a library opening
+        // meanwhile leaves it alone, and removes it only once a crash has let its lock go.
+        let (lock, temporary) = try AtomicFile.lockedTemporary(folder: folder, name: name, tag: "regular", for: path)
+        guard lock >= 0 else { throw AtomicFile.failure(temporary, EEXIST) }
+        defer { close(lock) }
         do throws(MediaError) {
             try remux(from: path, to: temporary, formatName: "mp4", options: ["movflags": "faststart"], dropping: [])
             guard rename(temporary, path) == 0 else { throw AtomicFile.failure(path, errno) }
