@@ -1,72 +1,74 @@
-/// Removes where a photo was taken from its file, for sharing: the GPS part of the EXIF block,
-/// wherever the container keeps it. Every other byte of the file stays as it was (the block keeps
-/// its length: see `ExifPayload.removingLocation`), so the picture is never re-encoded.
+/// Removes where a photo or movie was taken from its file, for sharing, and says whether a file
+/// says where it was taken: both through one walk per format, which lists the edits removal makes
+/// (`LocationEdit`), so "has a location" is exactly "removing it would change the file". What
+/// counts as a location is `LocationMetadata`'s to decide, in every kind of metadata: EXIF's GPS
+/// IFD, XMP's location properties, IPTC's place datasets, a movie's location keys and boxes.
 ///
-/// Only EXIF is touched: location written into XMP or a maker note is not removed.
+/// Nothing is re-encoded: EXIF keeps its length (the GPS bytes are zeroed, see
+/// `ExifPayload.removingLocation`), XMP keeps its length (the properties become spaces, see
+/// `XMPLocation`), so offsets in HEIF, MP4 and EXIF stay valid; IPTC and PNG's text chunks
+/// shrink where their format allows it. The picture's bytes and all other metadata stay as they
+/// were. Damaged metadata throws `.corruptData`, so a location is never left behind unseen.
 public enum LocationRemoval {
-    /// A copy of the JPEG, PNG, HEIF or WebP file `data` without EXIF location. A file without
-    /// location comes back unchanged; another kind of file throws `.unsupported`.
+    /// True when the JPEG, PNG, HEIF or WebP file `data` says where it was taken, in any
+    /// metadata. Throws as `removingLocation(from:)` does.
+    public static func containsLocation(in data: [UInt8]) throws(MediaError) -> Bool {
+        try !edits(in: data).isEmpty
+    }
+
+    /// A copy of the JPEG, PNG, HEIF or WebP file `data` without any location. A file without
+    /// location comes back unchanged; another kind of file throws `.unsupported`, damaged
+    /// metadata `.corruptData`.
     public static func removingLocation(from data: [UInt8]) throws(MediaError) -> [UInt8] {
+        let edits = try edits(in: data)
+        guard !edits.isEmpty else { return data }
+        let clean = LocationEdit.apply(edits, to: data)
+        // Belt and braces: what comes out must read as having no location.
+        guard try LocationRemoval.edits(in: clean).isEmpty else {
+            throw .corruptData(format: "metadata", reason: "the location could not be removed from every place it is kept")
+        }
+        return clean
+    }
+
+    /// True when the movie at `path` says where it was recorded (MP4 and MOV boxes and keys,
+    /// their XMP, Matroska tags). Reads only its metadata.
+    public static func movieContainsLocation(path: String) throws(MediaError) -> Bool {
+        try MovieLocation.containsLocation(path: path)
+    }
+
+    /// Copies the movie at `source` to `path` (the first free "name (n).ext" beside it when taken)
+    /// without any location: MP4 and MOV are copied byte for byte and their location boxes and
+    /// keys made free space and their XMP cleaned in the copy; Matroska and WebM are copied into
+    /// a new container without their location tags. Streams are never re-encoded. Returns the
+    /// path written.
+    public static func copyMovie(from source: String, to path: String) throws(MediaError) -> String {
+        try MovieLocation.copyWithoutLocation(from: source, to: path)
+    }
+
+    /// The edits that remove the location from an image file.
+    static func edits(in data: [UInt8]) throws(MediaError) -> [LocationEdit] {
         switch ImageKind(sniffing: data) {
-        case .jpeg: return try JPEGExif.removingLocation(from: data)
-        case .png: return try png(data)
-        case .heif: return try heif(data)
-        case .webp: return try webp(data)
+        case .jpeg: try JPEGLocation.edits(in: data)
+        case .png: try PNGLocation.edits(in: data)
+        case .heif: try HEIFLocation.edits(in: data)
+        case .webp: try webp(data)
         case nil: throw .unsupported("removing the location from this kind of file (JPEG, PNG, HEIF and WebP are supported)")
         }
     }
 
-    /// Copies the movie at `source` to `path` (the first free "name (n).ext" beside it when taken)
-    /// without the metadata that says where it was recorded (MP4's ©xyz, QuickTime's ISO 6709
-    /// key); the streams are copied, not re-encoded. Returns the path written.
-    public static func copyMovie(from source: String, to path: String) throws(MediaError) -> String {
-        try MovieRemuxer.copyWithoutLocation(from: source, to: path)
-    }
-
-    /// PNG keeps EXIF in an eXIf chunk (a bare TIFF block): strip it and recompute the chunk's CRC.
-    static func png(_ data: [UInt8]) throws(MediaError) -> [UInt8] {
-        var out = data
-        var failure: MediaError?
-        let whole = Chunks.png(data) { type, range in
-            guard type == "eXIf" else { return true }
-            do throws(MediaError) {
-                let stripped = try ExifPayload.removingLocation(from: Array(data[range]))
-                out.replaceSubrange(range, with: stripped)
-                let crc = CRC32.checksum(Array(type.utf8) + stripped)
-                out.replaceSubrange(range.upperBound..<(range.upperBound + 4), with: [UInt8(crc >> 24), UInt8(crc >> 16 & 0xFF), UInt8(crc >> 8 & 0xFF), UInt8(crc & 0xFF)])
-                return true
-            } catch {
-                failure = error
-                return false
-            }
-        }
-        if let failure { throw failure }
-        guard whole else { throw .corruptData(format: "PNG", reason: "a chunk runs past the end of the file") }
-        return out
-    }
-
-    /// HEIF stores the EXIF item's bytes verbatim (in `mdat` or `idat`, found through `iloc`):
-    /// the TIFF block libheif reads is found in the file and replaced in place by its stripped
-    /// twin of the same length, so no box offset changes.
-    static func heif(_ data: [UInt8]) throws(MediaError) -> [UInt8] {
-        guard let block = try HEIFCodec.exifTIFFBlock(data), try ExifPayload.containsLocation(block) else { return data }
-        let stripped = try ExifPayload.removingLocation(from: block)
-        guard let start = find(block, in: data) else {
-            throw .unsupported("removing the location from this HEIF file (its EXIF item is not stored in one piece)")
-        }
-        var out = data
-        out.replaceSubrange(start..<(start + block.count), with: stripped)
-        return out
-    }
-
-    /// WebP keeps EXIF in an "EXIF" RIFF chunk (a TIFF block, sometimes with the "Exif\0\0" header).
-    static func webp(_ data: [UInt8]) throws(MediaError) -> [UInt8] {
-        var out = data
+    /// WebP keeps EXIF in an "EXIF" chunk (a TIFF block, sometimes with the "Exif\0\0" header) and
+    /// XMP in an "XMP " chunk; both are edited to the same length.
+    static func webp(_ data: [UInt8]) throws(MediaError) -> [LocationEdit] {
+        var edits: [LocationEdit] = []
         var failure: MediaError?
         let whole = Chunks.webp(data) { type, range in
-            guard type == "EXIF" else { return true }
             do throws(MediaError) {
-                out.replaceSubrange(range, with: try ExifPayload.removingLocation(from: Array(data[range])))
+                let chunk = Array(data[range])
+                if type == "EXIF", try ExifPayload.containsLocation(chunk) {
+                    edits.append(LocationEdit(range: range, replacement: try ExifPayload.removingLocation(from: chunk)))
+                } else if type == "XMP ", let clean = XMPLocation.removingLocation(from: chunk) {
+                    edits.append(LocationEdit(range: range, replacement: clean))
+                }
                 return true
             } catch {
                 failure = error
@@ -75,19 +77,7 @@ public enum LocationRemoval {
         }
         if let failure { throw failure }
         guard whole else { throw .corruptData(format: "WebP", reason: "a chunk runs past the end of the file") }
-        return out
-    }
-
-    /// The first index where `needle` occurs in `haystack`.
-    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard needle.count >= 8, needle.count <= haystack.count else { return nil }
-        let first = needle[0]
-        var index = 0
-        while index + needle.count <= haystack.count {
-            if haystack[index] == first, haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
-            index += 1
-        }
-        return nil
+        return edits
     }
 }
 
