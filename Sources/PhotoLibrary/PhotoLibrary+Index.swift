@@ -49,7 +49,8 @@ extension PhotoLibrary {
                 latitude REAL, longitude REAL, altitude REAL,
                 size INTEGER NOT NULL,
                 mtime REAL NOT NULL,
-                duration REAL
+                duration REAL,
+                has_location INTEGER
             );
             CREATE INDEX IF NOT EXISTS assets_created ON assets (created DESC);
             CREATE TABLE IF NOT EXISTS albums (
@@ -80,14 +81,18 @@ extension PhotoLibrary {
         // (entries from before have NULLs and are read from their files when restored).
         let kept = try database.query("PRAGMA table_info(trashed)").compactMap { $0[1].text }
         let types = ["media_type": "TEXT", "path": "TEXT", "width": "INTEGER", "height": "INTEGER", "created": "REAL", "orientation": "INTEGER",
-                     "latitude": "REAL", "longitude": "REAL", "altitude": "REAL", "size": "INTEGER", "mtime": "REAL", "duration": "REAL"]
+                     "latitude": "REAL", "longitude": "REAL", "altitude": "REAL", "size": "INTEGER", "mtime": "REAL", "duration": "REAL",
+                     "has_location": "INTEGER"]
         for column in keptColumns where !kept.contains(column) {
             try database.execute("ALTER TABLE trashed ADD COLUMN \(column) \(types[column] ?? "")")
         }
         // Version 3 albums had no chosen cover.
         let albumColumns = try database.query("PRAGMA table_info(albums)").compactMap { $0[1].text }
         if !albumColumns.contains("cover") { try database.execute("ALTER TABLE albums ADD COLUMN cover TEXT") }
-        if try database.query("PRAGMA user_version").first?.first?.integer != 4 { try database.execute("PRAGMA user_version = 4") }
+        // Version 4 knew only EXIF's and movies' coordinates: whether a file holds a location in
+        // any metadata is NULL (not known yet) in its rows until `fillInLocationFlags` reads them.
+        if !columns.contains("has_location") { try database.execute("ALTER TABLE assets ADD COLUMN has_location INTEGER") }
+        if try database.query("PRAGMA user_version").first?.first?.integer != 5 { try database.execute("PRAGMA user_version = 5") }
     }
 
     /// Deletes temporary files a crash left behind (`.NAME.PID.N.tmp`, see `AtomicFile`): those

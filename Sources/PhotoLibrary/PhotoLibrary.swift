@@ -75,6 +75,7 @@ public actor PhotoLibrary {
         PhotoLibrary.removeLeftovers(in: location.videos)
         guard synchronize else { return Opened(database: database, thumbnailing: nil) }
         let changed = try PhotoLibrary.reconcile(database, location, finishingMovies: true).changed
+        try PhotoLibrary.fillInLocationFlags(database)
         return Opened(database: database, thumbnailing: PhotoLibrary.thumbnailInBackground(changed, cache: ThumbnailCache(folder: location.thumbnails), after: nil))
     }
 
