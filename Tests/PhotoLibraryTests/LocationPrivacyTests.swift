@@ -124,6 +124,58 @@ struct LocationPrivacyTests {
         #expect(!again.hasLocation, "the exported \(item) is seen as having no location")
     }
 
+    @Test("every kind of file the library takes is in the matrix, and nothing outside Media/Privacy decides or removes a location its own way")
+    func onePath() throws {
+        let formats = Set(LocationCase.all.map(\.format))
+        let photos: [ImageKind: String] = [.jpeg: "jpg", .png: "png", .heif: "heic", .webp: "webp"]
+        for kind in ImageKind.allCases { #expect(photos[kind].map(formats.contains) == true, "\(kind) photos are in the location matrix") }
+        for kind in MovieKind.allCases { #expect(formats.contains(kind.fileExtension), "\(kind) movies are in the location matrix") }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let sources = root.appendingPathComponent("Sources")
+        let files = try FileManager.default.subpathsOfDirectory(atPath: sources.path).filter { $0.hasSuffix(".swift") }
+        #expect(files.count > 100)
+        // The format walkers and the EXIF and movie pieces they use, called only through LocationRemoval.
+        let walkers = ["ExifPayload.removingLocation", "ExifPayload.containsLocation", "JPEGExif.removingLocation", "XMPLocation.", "IPTCLocation.",
+                       "JPEGLocation.", "PNGLocation.", "HEIFLocation.", "MovieLocation.", "MovieRemuxer.copyWithoutLocation", "LocationMetadata."]
+        // The app and the CLI decide from Asset.hasLocation, never from whether coordinates were read
+        // (they may show the coordinates when there are some).
+        let decisions = try NSRegularExpression(pattern: #"location\s*[!=]=\s*nil|guard let location = asset\.location"#)
+        for file in files {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            if !file.hasPrefix("Media/Privacy/") && !file.hasPrefix("Media/EXIF/") {
+                for walker in walkers { #expect(!text.contains(walker), "Sources/\(file) uses \(walker) instead of LocationRemoval") }
+            }
+            if ["pinhole-camera/", "pinhole/", "CameraModel/"].contains(where: file.hasPrefix) {
+                let found = decisions.numberOfMatches(in: text, range: NSRange(text.startIndex..., in: text))
+                #expect(found == 0, "Sources/\(file) decides about a location from its coordinates instead of Asset.hasLocation")
+            }
+        }
+    }
+
+    @Test("an index from before has_location (version 4) learns it from the files when opened")
+    func upgrade() async throws {
+        let folder = try TemporaryDirectory()
+        let location = LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t"))
+        let located = try makeFile(LocationCase(format: "jpg", kind: "xmp"), in: folder)
+        let plain = folder.path("plain.png")
+        #expect(try runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48", "-frames:v", "1", plain]).status == 0)
+        let ids: [String]
+        do {
+            let library = try await PhotoLibrary(location: location)
+            ids = [try await library.importFile(at: located).id, try await library.importFile(at: plain).id]
+        }
+        // What version 4 looked like: the same table without the column.
+        _ = try sqlite(location.index, """
+            CREATE TABLE old AS SELECT id, media_type, path, width, height, created, orientation, favorite, latitude, longitude, altitude, size, mtime, duration FROM assets;
+            DROP TABLE assets; ALTER TABLE old RENAME TO assets; PRAGMA user_version = 4;
+            """)
+        let library = try await PhotoLibrary(location: location)
+        #expect(try sqlite(location.index, "PRAGMA user_version") == "5")
+        #expect(try sqlite(location.index, "SELECT id, has_location FROM assets ORDER BY has_location DESC") == "\(ids[0])|1\n\(ids[1])|0")
+        #expect(try await library.asset(id: ids[0])?.hasLocation == true)
+        #expect(try await library.asset(id: ids[1])?.hasLocation == false)
+    }
+
     @Test("a file without location is not offered removal, and its export with removal is the same bytes", arguments: ["jpg", "png", "webp", "heic", "mp4"])
     func nothingToRemove(format: String) async throws {
         let folder = try TemporaryDirectory()

@@ -158,7 +158,7 @@ struct TrashTests {
             DROP TABLE trashed_albums; DROP TABLE trashed; ALTER TABLE old RENAME TO trashed; PRAGMA user_version = 2;
             """)
         let library = try await PhotoLibrary(location: location)
-        #expect(try sqlite(location.index, "PRAGMA user_version") == "4")
+        #expect(try sqlite(location.index, "PRAGMA user_version") == "5")
         let listed = try await library.trashedAssets()
         #expect(listed.map(\.id) == [photo.id] && listed.first?.originalPath == photo.path)
         let restored = try await library.restore(ids: [photo.id])

@@ -202,7 +202,7 @@ struct VideoLibraryTests {
         let library = try await PhotoLibrary(location: location)
         #expect(try await library.asset(id: photoID)?.isFavorite == true)
         #expect(try sqlite(location.index, "PRAGMA table_info(assets)").contains("duration"))
-        #expect(try sqlite(location.index, "PRAGMA user_version") == "4")
+        #expect(try sqlite(location.index, "PRAGMA user_version") == "5")
     }
 }
 

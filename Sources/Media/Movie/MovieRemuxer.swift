@@ -24,7 +24,7 @@ enum MovieRemuxer {
     }
 
     /// Copies the movie at `source` to `path` (or the first free "name (n).ext" beside it) without
-    /// the container and stream tags `dropping` accepts (`LocationMetadata.isLocationKey`),
+    /// the container and stream tags `dropping` accepts (`LocationMetadata`'s rule for movie keys),
     /// streams untouched; durably, as `AtomicFile` writes. Returns the path written.
     static func copyWithoutLocation(from source: String, to path: String, dropping: (String) -> Bool) throws(MediaError) -> String {
         try FFmpegLibrary.require()
