@@ -124,6 +124,41 @@ struct LocationPrivacyTests {
         #expect(!again.hasLocation, "the exported \(item) is seen as having no location")
     }
 
+    @Test("a HEIF with two images and their thumbnails: every image's Exif item is cleaned, not only the primary's")
+    func everyHEIFItem() async throws {
+        let folder = try TemporaryDirectory()
+        let library = try await PhotoLibrary(location: LibraryLocation(folder: folder.path("lib"), trash: folder.path("Trash"), thumbnails: folder.path("t")))
+        let exiftool = try ExifTool.locate()
+        var inputs: [String] = []
+        for index in 1...2 {
+            let jpeg = folder.path("in\(index).jpg")
+            #expect(try runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=96x64", "-frames:v", "1", jpeg]).status == 0)
+            try exiftool.write(URL(fileURLWithPath: jpeg), ["-EXIF:GPSLatitude=4\(index).5", "-EXIF:GPSLatitudeRef=N", "-EXIF:GPSLongitude=2", "-EXIF:GPSLongitudeRef=E", "-EXIF:Model=Cam\(index)"])
+            inputs.append(jpeg)
+        }
+        // heif-enc copies each JPEG's EXIF into an Exif item of its image.
+        let source = folder.path("two.heic")
+        #expect(try runTool("heif-enc", ["-q", "50", "-t", "32", "-o", source] + inputs).status == 0)
+        let shown = try exiftool.tags(URL(fileURLWithPath: source), options: ["-a", "-G3:1"])
+        #expect(jsonText(shown["Doc1:GPS:GPSLatitudeRef"]) == "North", "exiftool sees the second image's GPS: \(shown.keys.sorted())")
+        let asset = try await library.importFile(at: source)
+        #expect(asset.hasLocation)
+        let exported = try await library.export(ids: [asset.id], to: folder.path("private"), stripLocation: true)[0]
+        let left = String(decoding: try exiftool.run(LocationPrivacyTests.locationTags + ["-G3:1", exported]), as: UTF8.self)
+        #expect(left.isEmpty, "no location left in either image:\n\(left)")
+        let kept = try exiftool.tags(URL(fileURLWithPath: exported), options: ["-a", "-G3:1"])
+        #expect(jsonText(kept["IFD0:Model"]) == "Cam1" && jsonText(kept["Doc1:IFD0:Model"]) == "Cam2", "\(kept)")
+        for (name, path) in [("before", asset.path), ("after", exported)] {
+            #expect(try runTool("heif-convert", [path, folder.path("\(name).png")]).status == 0)
+        }
+        for index in 1...2 {
+            let digest = { (name: String) throws -> String in
+                try runTool("ffmpeg", ["-v", "error", "-i", folder.path("\(name)-\(index).png"), "-f", "md5", "-"]).stdout
+            }
+            #expect(try digest("after") == digest("before"), "image \(index)'s pixels are unchanged")
+        }
+    }
+
     @Test("every kind of file the library takes is in the matrix, and nothing outside Media/Privacy decides or removes a location its own way")
     func onePath() throws {
         let formats = Set(LocationCase.all.map(\.format))
