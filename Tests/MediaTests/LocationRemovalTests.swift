@@ -25,14 +25,17 @@ final class XMLSummary: NSObject, XMLParserDelegate {
         wellFormed = parser.parse()
     }
 
+    /// Notes an element's name and its attributes' names.
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
                 attributes: [String: String] = [:]) {
         names.append(elementName)
         names += attributes.keys
     }
 
+    /// Keeps character data.
     func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
 
+    /// Keeps CDATA as text.
     func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) { text += String(decoding: CDATABlock, as: UTF8.self) }
 }
 
@@ -111,6 +114,7 @@ struct LocationRemovalTests {
         expectCorrupt("IPTC") { () throws(MediaError) in try LocationRemoval.removingLocation(from: jpeg) }
 
         // HEIF: an Exif item whose extent starts near Int64.max.
+        /// An ISO box of `type` around `body`.
         func box(_ type: String, _ body: [UInt8]) -> [UInt8] { bigEndian(body.count + 8, 4) + Array(type.utf8) + body }
         let infe = box("infe", [2, 0, 0, 0] + [0, 1, 0, 0] + Array("Exif".utf8) + [0])
         let iinf = box("iinf", [0, 0, 0, 0, 0, 1] + infe)

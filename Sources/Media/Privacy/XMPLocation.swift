@@ -73,17 +73,25 @@ enum XMPLocation {
             let depth: Int
         }
 
+        /// The packet.
         let bytes: [UInt8]
+        /// Where the scan is.
         var position = 0
+        /// The elements open at `position`, outermost first.
         var open: [Open] = []
+        /// The namespace declarations in scope (the `xml` prefix is always bound).
         var bindings: [Binding] = [Binding(prefix: "xml", uri: "http://www.w3.org/XML/1998/namespace", depth: 0)]
+        /// The location properties found so far.
         var ranges: [Range<Int>] = []
         /// How many open elements are location properties (inside one, nothing more is recorded).
         var removing = 0
+        /// Whether the root element has begun (a second one is an error).
         var sawRoot = false
 
+        /// A scanner at the start of `bytes`.
         init(bytes: [UInt8]) { self.bytes = bytes }
 
+        /// Scans the whole packet; returns the location properties' ranges.
         mutating func run() throws(Unreadable) -> [Range<Int>] {
             guard !bytes.contains(0) else { throw Unreadable(reason: "NUL bytes (UTF-16 or binary)") }
             while let next = index(of: 0x3C, from: position) {  // "<"
