@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(name: "CAV", path: "Sources/CAV", pkgConfig: "libavcodec"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3"),
         .systemLibrary(name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebp"),
+        // zlib, for PNG's compressed text chunks whose metadata Media edits (libpng links it already).
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib"),
         // The app's toolkit: GTK 4 and libadwaita (GLib, GObject, GIO), plus gettext and the hooks
         // that let the GLib main loop run Swift's main actor; libcanberra for the shutter sound.
         .systemLibrary(name: "CGtk", path: "Sources/CGtk", pkgConfig: "libadwaita-1"),
@@ -42,7 +44,7 @@ let package = Package(
 
         // Media's pixel loops (SIMD range conversion, filters) are compiled optimised in debug builds
         // too: unspecialised SIMD generics made a 4K photo take over 10 s in the debug-built app and tests.
-        .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CExif", "CPNG", "CWebP", "CMediaLoader"],
+        .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CExif", "CPNG", "CWebP", "CZlib", "CMediaLoader"],
                 swiftSettings: [.unsafeFlags(["-O"])]),
         .target(name: "Capture", dependencies: ["Media", "CV4L2", "CSensorProxy", "CPulse"]),
         .target(name: "PhotoLibrary", dependencies: ["Media", "CSQLite"]),

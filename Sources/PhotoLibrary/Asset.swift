@@ -26,8 +26,14 @@ public struct Asset: Sendable, Equatable, Identifiable {
     public let orientation: ExifOrientation
     /// Marked as a favourite.
     public let isFavorite: Bool
-    /// Where it was taken, if the file says.
+    /// Where it was taken, if the file says it in coordinates the library reads (EXIF GPS, a
+    /// movie's ISO 6709 tag); the properties panel shows them.
     public let location: ExifLocation?
+    /// True when the file says where it was taken in any way at all — EXIF, XMP, IPTC, a movie's
+    /// keys, boxes or tags, with coordinates or only a place's name — so removing the location
+    /// would change it (`LocationRemoval` decides, for the index and for the export alike). What
+    /// Save As's "Remove location" and the properties panel's note go by, never `location`.
+    public let hasLocation: Bool
     /// File size in bytes.
     public let fileSize: Int
     /// Length in seconds (videos; nil for photos).

@@ -13,8 +13,10 @@ struct MediaEntry {
     let date: Double?
     /// EXIF orientation (1 for videos: their rotation is applied to thumbnails and players read it).
     let orientation: Int
-    /// Where it was taken, if the file says.
+    /// Where it was taken, if the file says in coordinates the library reads.
     let location: ExifLocation?
+    /// Whether the file holds a location in any metadata (see `Asset.hasLocation`).
+    let hasLocation: Bool
     /// Length in seconds (videos).
     let duration: Double?
     /// The extension a new file of this kind gets.
@@ -30,6 +32,7 @@ struct MediaEntry {
         date = PhotoLibrary.saneDate(photo.exifDate)
         orientation = photo.metadata?.orientation?.rawValue ?? 1
         location = photo.metadata?.location
+        hasLocation = photo.hasLocation
         duration = nil
         fileExtension = photo.fileExtension
         thumbnail = photo.thumbnail
@@ -47,6 +50,7 @@ struct MediaEntry {
             date = PhotoLibrary.saneDate(movie.info.creationDate)
             orientation = 1
             location = movie.info.location
+            hasLocation = PhotoLibrary.hasLocation(movieAt: path)
             duration = movie.info.duration
             fileExtension = movie.info.kind.fileExtension
             thumbnail = keepThumbnail ? frame : nil

@@ -8,6 +8,8 @@ struct PhotoFile {
     let width: Int
     let height: Int
     let metadata: ExifMetadata?
+    /// Whether the file holds a location in any metadata (see `Asset.hasLocation`).
+    let hasLocation: Bool
     /// The large (256 px) freedesktop thumbnail, made by the same small decode that checks the
     /// file, when asked for (not while rebuilding an index: thousands would not fit in memory).
     let thumbnail: PixelBuffer?
@@ -35,6 +37,7 @@ struct PhotoFile {
                 (width, height) = (info.width, info.height)
             }
             metadata = Thumbnailer.exifMetadata(in: data, kind: kind)
+            hasLocation = PhotoLibrary.hasLocation(photo: data)
             try DecodingLimitsCheck.check(width: width, height: height)
             let made = try Thumbnailer().thumbnail(of: data, size: keepThumbnail ? .large : .normal)
             thumbnail = keepThumbnail ? made : nil

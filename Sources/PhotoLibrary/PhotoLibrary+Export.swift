@@ -4,9 +4,10 @@ import Media
 
 /// Copying assets out of the library.
 extension PhotoLibrary {
-    /// Copies assets' files into `folder` unchanged, or with their location removed: EXIF GPS
-    /// from JPEG, PNG, HEIF and WebP (nothing else in the file changes), the location metadata
-    /// from movies (their streams copied into a new container); returns the paths written.
+    /// Copies assets' files into `folder` unchanged, or with their location removed wherever the
+    /// file keeps one (`LocationRemoval`: EXIF, XMP and IPTC in photos, every HEIF item; a movie's
+    /// location boxes, keys, XMP and tags), the picture and every other tag kept as they were;
+    /// returns the paths written.
     public func export(ids: [String], to folder: String, stripLocation: Bool = false) throws(LibraryError) -> [String] {
         var written: [String] = []
         for id in ids {

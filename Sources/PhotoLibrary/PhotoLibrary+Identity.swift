@@ -120,9 +120,11 @@ extension PhotoLibrary {
         guard let entry else { return }
         let location = entry.location
         try database.query("""
-            UPDATE assets SET width = ?, height = ?, orientation = ?, latitude = ?, longitude = ?, altitude = ?, duration = ? WHERE id = ?
+            UPDATE assets SET width = ?, height = ?, orientation = ?, latitude = ?, longitude = ?, altitude = ?, duration = ?, has_location = ?
+            WHERE id = ?
             """, [.integer(Int64(entry.width)), .integer(Int64(entry.height)), .integer(Int64(entry.orientation)),
                   location.map { .real($0.latitude) } ?? .null, location.map { .real($0.longitude) } ?? .null,
-                  location?.altitude.map { .real($0) } ?? .null, entry.duration.map { .real($0) } ?? .null, .text(id)])
+                  location?.altitude.map { .real($0) } ?? .null, entry.duration.map { .real($0) } ?? .null,
+                  .integer(entry.hasLocation ? 1 : 0), .text(id)])
     }
 }

@@ -49,7 +49,7 @@ extension PhotoLibrary {
                 size INTEGER NOT NULL,
                 mtime REAL NOT NULL,
                 duration REAL,
-                fingerprint TEXT, device INTEGER, inode INTEGER
+                fingerprint TEXT, device INTEGER, inode INTEGER, has_location INTEGER
             );
             CREATE INDEX IF NOT EXISTS assets_created ON assets (created DESC);
             CREATE TABLE IF NOT EXISTS albums (
@@ -83,7 +83,7 @@ extension PhotoLibrary {
         let kept = try database.query("PRAGMA table_info(trashed)").compactMap { $0[1].text }
         let types = ["media_type": "TEXT", "path": "TEXT", "width": "INTEGER", "height": "INTEGER", "created": "REAL", "orientation": "INTEGER",
                      "latitude": "REAL", "longitude": "REAL", "altitude": "REAL", "size": "INTEGER", "mtime": "REAL", "duration": "REAL",
-                     "fingerprint": "TEXT", "device": "INTEGER", "inode": "INTEGER"]
+                     "fingerprint": "TEXT", "device": "INTEGER", "inode": "INTEGER", "has_location": "INTEGER"]
         for column in keptColumns where !kept.contains(column) {
             try database.execute("ALTER TABLE trashed ADD COLUMN \(column) \(types[column] ?? "")")
         }
@@ -115,6 +115,9 @@ extension PhotoLibrary {
             CREATE INDEX IF NOT EXISTS assets_inode ON assets (inode);
             CREATE INDEX IF NOT EXISTS assets_fingerprint ON assets (fingerprint);
             """)
+        // Version 4 knew only EXIF's and movies' coordinates: whether a file holds a location in
+        // any metadata is NULL (not known yet) in its rows until `fillInLocationFlags` reads them.
+        if !assetColumns.contains("has_location") { try database.execute("ALTER TABLE assets ADD COLUMN has_location INTEGER") }
         if try database.query("PRAGMA user_version").first?.first?.integer != 5 { try database.execute("PRAGMA user_version = 5") }
     }
 

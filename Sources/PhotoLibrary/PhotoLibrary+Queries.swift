@@ -33,7 +33,7 @@ extension PhotoLibrary {
     }
 
     /// The columns `asset(from:)` reads, in order (the `trashed` table has them too).
-    static let assetColumns = "id, media_type, path, width, height, created, orientation, favorite, latitude, longitude, altitude, size, duration"
+    static let assetColumns = "id, media_type, path, width, height, created, orientation, favorite, latitude, longitude, altitude, size, duration, has_location"
 
     /// The asset of a row of `assetColumns`.
     static func asset(from row: [Database.Value]) -> Asset {
@@ -41,6 +41,6 @@ extension PhotoLibrary {
         return Asset(id: row[0].text ?? "", mediaType: Asset.MediaType(rawValue: row[1].text ?? "") ?? .photo, path: row[2].text ?? "",
                      pixelWidth: Int(row[3].integer ?? 0), pixelHeight: Int(row[4].integer ?? 0), creationDate: row[5].real ?? 0,
                      orientation: ExifOrientation(rawValue: Int(row[6].integer ?? 1)) ?? .up, isFavorite: row[7].integer == 1,
-                     location: location, fileSize: Int(row[11].integer ?? 0), duration: row[12].real)
+                     location: location, hasLocation: location != nil || row[13].integer != 0, fileSize: Int(row[11].integer ?? 0), duration: row[12].real)
     }
 }

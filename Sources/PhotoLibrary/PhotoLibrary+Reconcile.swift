@@ -243,14 +243,14 @@ extension PhotoLibrary {
         // complete once linked): then its row stands, and this insert does nothing.
         try database.query("""
             INSERT INTO assets (id, media_type, path, width, height, created, orientation, latitude, longitude, altitude, size, mtime, duration,
-                                fingerprint, device, inode)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO NOTHING
+                                fingerprint, device, inode, has_location)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO NOTHING
             """, [.text(id), .text(entry.mediaType.rawValue), .text(path), .integer(Int64(entry.width)), .integer(Int64(entry.height)),
                   .real(entry.date ?? mtime), .integer(Int64(entry.orientation)),
                   location.map { .real($0.latitude) } ?? .null, location.map { .real($0.longitude) } ?? .null,
                   location?.altitude.map { .real($0) } ?? .null, .integer(Int64(size)), .real(mtime),
                   entry.duration.map { .real($0) } ?? .null, .text(contentID),
-                  file.map { .integer($0.device) } ?? .null, file.map { .integer($0.inode) } ?? .null])
+                  file.map { .integer($0.device) } ?? .null, file.map { .integer($0.inode) } ?? .null, .integer(entry.hasLocation ? 1 : 0)])
     }
 
     /// Photos' identifiers start with "p", videos' with "v".

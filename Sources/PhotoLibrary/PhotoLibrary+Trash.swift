@@ -11,7 +11,7 @@ import Media
 extension PhotoLibrary {
     /// The asset columns a trashed row keeps.
     static let keptColumns = ["id", "media_type", "path", "width", "height", "created", "orientation", "favorite",
-                              "latitude", "longitude", "altitude", "size", "mtime", "duration", "fingerprint", "device", "inode"]
+                              "latitude", "longitude", "altitude", "size", "mtime", "duration", "fingerprint", "device", "inode", "has_location"]
 
     /// Moves assets to the freedesktop Trash (restorable); all or nothing (as a `performChanges`
     /// batch of `deleteAssets`).
@@ -63,7 +63,8 @@ extension PhotoLibrary {
             let mediaType = row[7].text == nil && PhotoLibrary.isVideoName(name) ? Asset.MediaType.video : kept.mediaType
             let asset = Asset(id: kept.id, mediaType: mediaType, path: entry.originalPath, pixelWidth: kept.pixelWidth,
                               pixelHeight: kept.pixelHeight, creationDate: kept.creationDate, orientation: kept.orientation,
-                              isFavorite: kept.isFavorite, location: kept.location, fileSize: kept.fileSize, duration: kept.duration)
+                              isFavorite: kept.isFavorite, location: kept.location, hasLocation: kept.hasLocation,
+                              fileSize: kept.fileSize, duration: kept.duration)
             listed.append(TrashedAsset(asset: asset, originalPath: entry.originalPath, deletionDate: entry.deletionDate,
                                        trashedPath: bin.filePath(name), albums: albums))
         }

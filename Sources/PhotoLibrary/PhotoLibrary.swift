@@ -94,6 +94,7 @@ public actor PhotoLibrary {
         }
         guard synchronize else { return Opened(database: database, lock: lock, thumbnailing: nil) }
         let changes = try PhotoLibrary.reconcile(database, location, lock, finishingMovies: true)
+        try PhotoLibrary.fillInLocationFlags(database, lock)
         return Opened(database: database, lock: lock,
                       thumbnailing: PhotoLibrary.thumbnailInBackground(changes.changed, cache: ThumbnailCache(folder: location.thumbnails), after: nil),
                       skipped: changes.skipped)

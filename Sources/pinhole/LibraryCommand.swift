@@ -200,6 +200,7 @@ enum LibraryCommand {
                                      "height": asset.pixelHeight, "created": ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: asset.creationDate)),
                                      "orientation": asset.orientation.rawValue, "favorite": asset.isFavorite, "size": asset.fileSize]
         if let location = asset.location { object["latitude"] = location.latitude; object["longitude"] = location.longitude }
+        object["hasLocation"] = asset.hasLocation
         if let duration = asset.duration { object["duration"] = (duration * 1000).rounded() / 1000 }
         return object
     }

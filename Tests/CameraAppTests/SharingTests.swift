@@ -26,13 +26,15 @@ struct SharingTests {
     }
 
     /// Imports a 320×240 JPEG with a camera (Pinhole Test Model) and a location (Paris), tagged
-    /// by exiftool, into the session's library with the CLI.
-    static func importLocatedPhoto(_ session: AppSession) throws {
+    /// by exiftool in `metadata` ("EXIF" GPS, or "XMP" GPS and city only), into the session's
+    /// library with the CLI.
+    static func importLocatedPhoto(_ session: AppSession, in metadata: String = "EXIF") throws {
         let source = session.folder.path("located.jpg")
         let made = try runTool("convert", ["-size", "320x240", "xc:#3080c0", source])
         try #require(made.status == 0, "convert: \(made.stderr)")
-        let tagged = try runTool("exiftool", ["-overwrite_original", "-Make=Pinhole", "-Model=Test Model", "-GPSLatitude=48.8583", "-GPSLatitudeRef=N",
-                                              "-GPSLongitude=2.2945", "-GPSLongitudeRef=E", source])
+        let location = metadata == "XMP" ? ["-XMP:GPSLatitude=48.8583 N", "-XMP:GPSLongitude=2.2945 E", "-XMP-photoshop:City=Paris"]
+            : ["-GPSLatitude=48.8583", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945", "-GPSLongitudeRef=E"]
+        let tagged = try runTool("exiftool", ["-overwrite_original", "-Make=Pinhole", "-Model=Test Model"] + location + [source])
         try #require(tagged.status == 0, "exiftool: \(tagged.stderr)")
         let imported = try runTool(builtProduct("pinhole"), ["library", "import", source], environment: ["PINHOLE_LIBRARY": session.folder.path("library")])
         try #require(imported.status == 0, "pinhole library import: \(imported.stderr)")
@@ -73,10 +75,11 @@ struct SharingTests {
         #expect(files.waitForOutput(containing: "ShowItems " + uri), "\(files.output)")
     }
 
-    @Test("Save As… through GTK's file chooser: the name typed is written, with \"Remove location\" on by default for a photo with GPS, and nothing else is left in the folder")
-    func saveAsWithoutLocation() throws {
+    @Test("Save As… through GTK's file chooser: the name typed is written, with \"Remove location\" on by default for a photo with a location in EXIF or only in XMP, and nothing else is left in the folder",
+          arguments: ["EXIF", "XMP"])
+    func saveAsWithoutLocation(metadata: String) throws {
         let session = try AppSession()
-        try Self.importLocatedPhoto(session)
+        try Self.importLocatedPhoto(session, in: metadata)
         try session.launch()
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
         try Self.openViewer(session, items: 1)
@@ -92,15 +95,16 @@ struct SharingTests {
         #expect(waitFor(seconds: 30) { FileManager.default.fileExists(atPath: target) }, "not saved: \(session.app?.errors ?? "")")
         #expect(waitFor(seconds: 30) { (session.app?.errors ?? "").contains("pinhole-camera: Saved as " + target) }, "\(session.app?.errors ?? "")")
         let tags = try ExifTool.locate().tags(URL(fileURLWithPath: target))
-        #expect(tags.keys.filter { $0.contains("GPS") }.isEmpty, "\(tags.keys.filter { $0.contains("GPS") })")
+        #expect(tags.keys.filter { $0.contains("GPS") || $0.contains("City") }.isEmpty, "\(tags.keys.filter { $0.contains("GPS") || $0.contains("City") })")
         #expect(jsonText(tags["EXIF:Make"]) == "Pinhole")
         #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["holiday.jpg"])
     }
 
-    @Test("Alt+Enter shows the properties: date, camera, size, file size, format, location with its note, and the path")
-    func properties() throws {
+    @Test("Alt+Enter shows the properties: date, camera, size, file size, format, location with its note (coordinates from EXIF, a word for XMP only), and the path",
+          arguments: ["EXIF", "XMP"])
+    func properties(metadata: String) throws {
         let session = try AppSession()
-        try Self.importLocatedPhoto(session)
+        try Self.importLocatedPhoto(session, in: metadata)
         try session.launch()
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
         try Self.openViewer(session, items: 1)
@@ -110,7 +114,8 @@ struct SharingTests {
         for text in ["Camera", "Pinhole Test Model", "Size", "320 × 240 pixels (0.1 MP)", "Format", "JPEG", "File", photo, "Location"] {
             #expect(try AppStateTests.shows(session, text), "no “\(text)”")
         }
-        let location = try session.accessibility("print(find('48.85830° N, 2.29450° E\\nSave As… removes it from the copy unless you turn “Remove location” off.', pyatspi.ROLE_LABEL).name)")
+        let place = metadata == "XMP" ? "Recorded in the file’s metadata" : "48.85830° N, 2.29450° E"
+        let location = try session.accessibility("print(find('\(place)\\nSave As… removes it from the copy unless you turn “Remove location” off.', pyatspi.ROLE_LABEL).name)")
         #expect(location.status == 0, "\(location.stdout) \(location.stderr)")
         // The header's Properties button shows it pressed; Alt+Enter again hides the panel.
         let pressed = "print(find('Properties', pyatspi.ROLE_PUSH_BUTTON).getState().contains(pyatspi.STATE_PRESSED))"

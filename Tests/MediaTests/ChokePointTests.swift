@@ -36,6 +36,7 @@ import Testing
             ("Sources/Media/Movie/MovieWriter.swift", "O_RDWR | O_CREAT | O_EXCL", "creates the movie it records (O_EXCL)"),
             ("Sources/Media/Movie/MovieWriter.swift", "O_RDONLY | O_DIRECTORY", "a folder, to fsync it"),
             ("Sources/Media/Movie/MovieRemuxer.swift", "open(temporary, O_RDONLY", "its own temporary file, just written, to fsync it"),
+            ("Sources/Media/Privacy/MovieLocation.swift", "O_RDWR | O_NOFOLLOW", "its own temporary copy, just made by AtomicFile.copy, edited in place"),
             ("Sources/PhotoLibrary/LibraryLock.swift", "O_RDWR | O_CREAT", "the library's own lock file, beside its index"),
             ("Sources/Media/Files/AtomicFile.swift", "O_RDONLY | O_NOFOLLOW | O_NONBLOCK", "a temporary file of Pinhole's own name, opened only to try its writer's lock (never blocks, follows no link; fstat checks it is regular)"),
             ("Sources/PhotoLibrary/Trash.swift", "O_WRONLY | O_CREAT | O_EXCL", "creates a new .trashinfo file (O_EXCL)"),

@@ -166,3 +166,15 @@ struct UntrustedBytes {
         .corruptData(format: format, reason: reason)
     }
 }
+
+extension UntrustedBytes {
+    /// The `count`-byte (at most 8) big-endian unsigned value at `offset` of `bytes`, a slice of
+    /// untrusted data indexed as it is (the location walks' boxes, segments and datasets); nil
+    /// when it runs past the slice's end or is over `Int.max`.
+    static func bigEndian(_ bytes: ArraySlice<UInt8>, at offset: Int, count: Int) -> Int? {
+        guard count >= 0, count <= 8, offset >= bytes.startIndex, offset <= bytes.endIndex - count else { return nil }
+        var value: UInt64 = 0
+        for byte in bytes[offset..<(offset + count)] { value = value << 8 | UInt64(byte) }
+        return value <= UInt64(Int.max) ? Int(value) : nil
+    }
+}

@@ -3,9 +3,6 @@ import Glibc
 
 /// Rewrites a movie's container without touching its encoded streams.
 enum MovieRemuxer {
-    /// The metadata keys that say where a movie was recorded (MP4's ©xyz, QuickTime's ISO 6709 key).
-    static let locationKeys: Set<String> = ["location", "location-eng", "com.apple.quicktime.location.iso6709"]  // compared lowercased: Matroska says LOCATION
-
     /// Turns the fragmented MP4 at `path` into a regular one (a single `moov`, moved to the front
     /// so players can start before the end arrives), in place and durably: written to a temporary
     /// name in the same folder, fsync'd, renamed over the original, folder fsync'd. The streams'
@@ -21,7 +18,7 @@ enum MovieRemuxer {
         guard lock >= 0 else { throw AtomicFile.failure(temporary, EEXIST) }
         defer { close(lock) }
         do throws(MediaError) {
-            try remux(from: path, to: temporary, formatName: "mp4", options: ["movflags": "faststart"], dropping: [])
+            try remux(from: path, to: temporary, formatName: "mp4", options: ["movflags": "faststart"], dropping: { _ in false })
             guard rename(temporary, path) == 0 else { throw AtomicFile.failure(path, errno) }
             AtomicFile.syncFolder(folder)
         } catch {
@@ -31,9 +28,9 @@ enum MovieRemuxer {
     }
 
     /// Copies the movie at `source` to `path` (or the first free "name (n).ext" beside it) without
-    /// the metadata that says where it was recorded, streams untouched; durably, as `AtomicFile`
-    /// writes. Returns the path written.
-    static func copyWithoutLocation(from source: String, to path: String) throws(MediaError) -> String {
+    /// the container and stream tags `dropping` accepts (`LocationMetadata`'s rule for movie keys),
+    /// streams untouched; durably, as `AtomicFile` writes. Returns the path written.
+    static func copyWithoutLocation(from source: String, to path: String, dropping: (String) -> Bool) throws(MediaError) -> String {
         try FFmpegLibrary.require()
         FFmpegLog.enter()
         defer { FFmpegLog.leave() }
@@ -44,14 +41,14 @@ enum MovieRemuxer {
         guard let format = ffmpeg.av_guess_format(nil, path, nil), let formatName = format.pointee.name else {
             throw .unsupported("writing a movie named \(name)")
         }
-        try remux(from: source, to: temporary, formatName: String(cString: formatName), options: [:], dropping: locationKeys)
+        try remux(from: source, to: temporary, formatName: String(cString: formatName), options: [:], dropping: dropping)
         return try AtomicFile.place(temporary, at: path)
     }
 
     /// Copies every stream of `source` into a new `formatName` file at `temporary` (fsync'd),
-    /// keeping metadata and the display matrix except the keys in `dropping`.
+    /// keeping metadata and the display matrix except the keys `dropping` accepts.
     private static func remux(from source: String, to temporary: String, formatName: String, options: [String: String],
-                              dropping: Set<String>) throws(MediaError) {
+                              dropping: (String) -> Bool) throws(MediaError) {
         var input: UnsafeMutablePointer<AVFormatContext>?
         let file = try RegularFile(path: source)  // a regular file only, opened without blocking
         defer { withExtendedLifetime(file) {} }
@@ -129,12 +126,12 @@ enum MovieRemuxer {
         close(fd)
     }
 
-    /// Copies `source`'s entries into `target`, leaving out the keys in `dropping`.
-    private static func copyMetadata(_ source: OpaquePointer?, into target: inout OpaquePointer?, dropping: Set<String>) {
+    /// Copies `source`'s entries into `target`, leaving out the keys `dropping` accepts.
+    private static func copyMetadata(_ source: OpaquePointer?, into target: inout OpaquePointer?, dropping: (String) -> Bool) {
         var entry: UnsafeMutablePointer<AVDictionaryEntry>?
         while let next = ffmpeg.av_dict_get(source, "", entry, AV_DICT_IGNORE_SUFFIX) {
             entry = next
-            guard let key = next.pointee.key, let value = next.pointee.value, !dropping.contains(String(cString: key).lowercased()) else { continue }
+            guard let key = next.pointee.key, let value = next.pointee.value, !dropping(String(cString: key)) else { continue }
             _ = ffmpeg.av_dict_set(&target, key, value, 0)
         }
     }

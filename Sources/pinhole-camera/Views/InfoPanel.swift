@@ -70,9 +70,12 @@ final class InfoPanel {
         }
         if let format = details?.format, !format.isEmpty { add(L("Format"), format) }
         if let duration = asset.duration { add(L("Duration"), GalleryModel.durationText(duration)) }
-        if let location = asset.location {
-            let text = String(format: "%.5f° %@, %.5f° %@", abs(location.latitude), location.latitude >= 0 ? L("N") : L("S"),
-                              abs(location.longitude), location.longitude >= 0 ? L("E") : L("W"))
+        if asset.hasLocation {
+            // Coordinates when the library reads them; a place's name or XMP's coordinates only as a note.
+            let text = asset.location.map { location in
+                String(format: "%.5f° %@, %.5f° %@", abs(location.latitude), location.latitude >= 0 ? L("N") : L("S"),
+                       abs(location.longitude), location.longitude >= 0 ? L("E") : L("W"))
+            } ?? L("Recorded in the file’s metadata")
             add(L("Location"), text + "\n" + L("Save As… removes it from the copy unless you turn “Remove location” off."))
         }
         add(L("File"), asset.path)

@@ -125,7 +125,7 @@ enum Sharing {
     }
 
     /// Save As…: a file chooser named like the item, with "Remove location" offered (and on)
-    /// when the item has one; the library writes the copy (complete or not at all). `done` gets
+    /// when the item has one in any metadata (`Asset.hasLocation`); the library writes the copy (complete or not at all). `done` gets
     /// the path saved, or nil when cancelled or failed.
     static func saveAs(_ asset: Asset, parent: Widget, gallery: GalleryModel, done: @escaping @MainActor (String?) -> Void) {
         let chooser = gtk_file_chooser_native_new(L("Save As"), cast(parent), GTK_FILE_CHOOSER_ACTION_SAVE, L("_Save"), L("_Cancel"))!
@@ -136,7 +136,7 @@ enum Sharing {
             gtk_file_chooser_set_current_folder(fileChooser, folder, nil)
             g_object_unref(UnsafeMutableRawPointer(folder))
         }
-        if asset.location != nil {
+        if asset.hasLocation {
             gtk_file_chooser_add_choice(fileChooser, "remove-location", L("Remove location"), nil, nil)
             gtk_file_chooser_set_choice(fileChooser, "remove-location", "true")
         }
