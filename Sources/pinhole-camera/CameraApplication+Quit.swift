@@ -103,15 +103,17 @@ extension CameraApplication {
         adw_message_dialog_set_response_appearance(cast(dialog), "save", ADW_RESPONSE_SUGGESTED)
         adw_message_dialog_set_default_response(cast(dialog), "save")
         adw_message_dialog_set_close_response(cast(dialog), "cancel")
+        // `proceed` runs once the dialog has finished its response and closed itself: destroyed
+        // inside its own signal, libadwaita went on with a freed dialog.
         connect(UnsafeMutableRawPointer(dialog), "response") { [weak model] (response: UnsafeMutableRawPointer?) in
             guard let model, let response else { return }
             switch String(cString: response.assumingMemoryBound(to: CChar.self)) {
             case "save":
                 model.keepPendingPhotos()
-                proceed()
+                after(milliseconds: 0, proceed)
             case "discard":
                 model.discardPendingPhotos()
-                proceed()
+                after(milliseconds: 0, proceed)
             default:
                 break
             }

@@ -25,10 +25,11 @@ struct InFlightTests {
         errors.split(separator: "\n").filter { $0.contains("-CRITICAL **") }.map(String.init)
     }
 
-    /// Presses the push button labelled `label` through AT-SPI (GTK 4.8 names a dialog's and a
-    /// toast's buttons "Label Label"; the label inside has actions of its own, not the click).
+    /// Presses the push button labelled `label` through AT-SPI (GTK 4.8 names a toast's button
+    /// "Label Label" and libadwaita 1.2 a dialog's "_Label Label"; the label inside has actions of
+    /// its own, not the click).
     static func pressButton(_ session: AppSession, _ label: String) throws -> ToolResult {
-        let names = AppStateTests.pythonString(label) + ", " + AppStateTests.pythonString(label + " " + label)
+        let names = [label, label + " " + label, "_" + label + " " + label].map(AppStateTests.pythonString).joined(separator: ", ")
         return try session.accessibility("""
             until = time.time() + 30
             while time.time() < until:
