@@ -35,6 +35,6 @@ extension CameraModel {
     /// A gallery of its own over the same library, of `mediaType`'s items only when given (a
     /// picker's, beside the window's).
     public func makeGallery(of mediaType: Asset.MediaType?) -> GalleryModel {
-        GalleryModel(mediaType: mediaType) { [weak self] in await self?.openLibrary() }
+        GalleryModel(mediaType: mediaType, work: work) { [weak self] in await self?.openLibrary() }
     }
 }

@@ -7,10 +7,22 @@ import PhotoLibrary
 /// inhibition, and the finished movie indexed.
 extension CameraModel {
 
-    /// Starts a recording into the library's videos folder, with sound from the chosen (or
-    /// default) microphone when there is one.
-    func startRecording() async {
+    /// Starts a recording as work in flight, registered now: its ticket is held until the movie
+    /// is finished and indexed (or the start failed).
+    func startRecordingWork() {
         guard screen == .preview, !isDisconnected, recordingPhase == .idle else { return }
+        let ticket = work.begin(.recording)
+        Task {
+            await startRecording(ticket)
+            if recordingPhase == .idle { ticket.end() }
+        }
+    }
+
+    /// Starts a recording into the library's videos folder, with sound from the chosen (or
+    /// default) microphone when there is one; `ticket` is kept until `finishRecording` ends it.
+    private func startRecording(_ ticket: WorkInFlight.Ticket) async {
+        guard screen == .preview, !isDisconnected, recordingPhase == .idle else { return }
+        assert(!ticket.isEnded, "a recording starts outside its work in flight")
         recordingPhase = .starting
         stopWhenStarted = false
         guard let library = await openLibrary() else {
@@ -75,18 +87,30 @@ extension CameraModel {
             onToast(L("No microphone: the video is recorded without sound."))
         }
         recordingPhase = .recording
+        recordingTicket = ticket
         isRecordingPaused = false
         onInhibitSuspend(true)
         changed()
         if stopWhenStarted { await stopRecording() }
     }
 
-    /// Stops the recording, finishes the file and adds it to the library.
+    /// Stops the recording, finishes the file and adds it to the library (a recording still
+    /// starting stops once it has started; its ticket keeps it in flight until then).
     public func stopRecording() async {
         if recordingPhase == .starting { stopWhenStarted = true }
-        guard recordingPhase == .recording else { return }
+        guard recordingPhase == .recording, let ticket = recordingTicket else { return }
+        recordingTicket = nil
+        await finishRecording(ticket)
+    }
+
+    /// Finishes the recording under its ticket (ended when the movie is indexed, or said not to be).
+    private func finishRecording(_ ticket: WorkInFlight.Ticket) async {
+        assert(!ticket.isEnded, "a recording finishes outside its work in flight")
         recordingPhase = .stopping
-        defer { recordingPhase = .idle }
+        defer {
+            recordingPhase = .idle
+            ticket.end()
+        }
         let movies = self.movies
         let summary = await movies.stopRecording()
         await sound?.stop()

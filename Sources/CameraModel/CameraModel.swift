@@ -12,19 +12,16 @@ public final class CameraModel {
     // MARK: State the views draw
 
     /// What fills the window.
-    public private(set) var screen: CameraScreen = .starting {
+    public internal(set) var screen: CameraScreen = .starting {
         didSet {
             if screen != oldValue { changed() }
             // A shutter asked for from outside while the camera was not showing its picture
             // (`shutterWhenReady`): pressed once the preview runs, forgotten if a page says why it cannot.
-            if shutterWaiting, screen != .starting, screen != .released {
-                shutterWaiting = false
-                if screen == .preview { shutter() }
-            }
+            settleWaitingShutter()
         }
     }
-    /// Set by `shutterWhenReady` until the camera shows its picture or cannot.
-    var shutterWaiting = false
+    /// Held by `shutterWhenReady` until the camera shows its picture or cannot.
+    var waitingShutter: WorkInFlight.Ticket?
     /// The cameras the app offers (real ones; the test cameras when chosen), in discovery order.
     public private(set) var cameras: [CaptureDevice] = []
     /// The camera in use.
@@ -53,8 +50,18 @@ public final class CameraModel {
     public internal(set) var newestItem: String?
     /// The freedesktop thumbnail of `newestItem`.
     public internal(set) var newestThumbnail: String?
-    /// A photo waiting for Save or Cancel ("Ask before saving").
-    public internal(set) var pendingPhoto: [UInt8]?
+    /// Photos waiting for Save or Cancel ("Ask before saving"), the one shown first: a burst's
+    /// photos wait in turn, none replaced unseen.
+    public internal(set) var pendingPhotos: [[UInt8]] = []
+    /// The photo shown for Save or Cancel (the first waiting).
+    public var pendingPhoto: [UInt8]? { pendingPhotos.first }
+    /// Photos discarded from the confirmation, newest last, for Undo.
+    var discardedPhotos: [[UInt8]] = []
+    /// The app is quitting (or its window went): no new shutter, recording or import starts;
+    /// what is in flight finishes.
+    public internal(set) var isQuitting = false
+    /// Every capture, save, recording and import in flight (see `WorkInFlight`).
+    public let work = WorkInFlight()
     /// The camera's control values as last read or set (see `availableControls`).
     public internal(set) var controlValues: [ControlID: Int64] = [:]
     /// The test cameras are offered (the user chose them on the "No Camera Found" page, or the
@@ -73,14 +80,16 @@ public final class CameraModel {
     public var onScreenFlash: (Bool) -> Void = { _ in }
     /// A photo was saved into the library (its path).
     public var onPhotoSaved: (String) -> Void = { _ in }
+    /// A photo waiting for confirmation was discarded: offer Undo (`undoDiscard`).
+    public var onPhotoDiscarded: () -> Void = {}
     /// Keep the system from suspending (true) or let it (false): a recording is running.
     public var onInhibitSuspend: (Bool) -> Void = { _ in }
     /// The newest frame for the preview (filled on the camera's side, read by the view).
     public let mailbox = FrameMailbox()
     /// The gallery page's state (over the same library).
-    public private(set) lazy var gallery = GalleryModel { [unowned self] in await self.openLibrary() }
+    public private(set) lazy var gallery = GalleryModel(work: work) { [unowned self] in await self.openLibrary() }
     /// Imports files and folders into the same library (Import…, files dropped on the window).
-    public private(set) lazy var importer = LibraryImport { [unowned self] () async -> Result<PhotoLibrary, LibraryError> in
+    public private(set) lazy var importer = LibraryImport(work: work) { [unowned self] () async -> Result<PhotoLibrary, LibraryError> in
         if let library = await self.openLibrary() { return .success(library) }
         return .failure(self.libraryError ?? .index("the library did not open"))
     }
@@ -102,14 +111,16 @@ public final class CameraModel {
     enum RecordingPhase { case idle, starting, recording, stopping }
     var recordingPhase = RecordingPhase.idle
     var stopWhenStarted = false
+    /// The running recording's work in flight, ended when its movie is indexed.
+    var recordingTicket: WorkInFlight.Ticket?
     var saidNoMicrophone = false
     var countdownTask: Task<Void, Never>?
-    private var retryTask: Task<Void, Never>?
+    var retryTask: Task<Void, Never>?
     private var watchers: [Task<Void, Never>] = []
-    private var wantsCamera = true
+    var wantsCamera = true
     /// Whether `start()` has run.
     private var started = false
-    private var generation = 0
+    var generation = 0
     /// Follows the accelerometer for the camera in use (see CameraModel+Rotation).
     var rotationTask: Task<Void, Never>?
     /// The angles from the accelerometer for the camera in use (0, 0 without one).
@@ -178,28 +189,10 @@ public final class CameraModel {
         }
     }
 
-    /// Stops everything (the app is quitting): a recording is finished and saved first.
-    public func shutDown() async {
-        wantsCamera = false
-        countdownTask?.cancel()
-        retryTask?.cancel()
-        if isRecording { await stopRecording() }
-        // A recording still starting or finishing completes (and is saved) before the camera goes.
-        for _ in 0..<600 where recordingPhase != .idle {
-            if recordingPhase == .recording { await stopRecording() }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        for watcher in watchers { watcher.cancel() }
-        rotationTask?.cancel()
-        // An import stops after the file it is adding (which is added whole).
-        await importer.stop()
-        await session.stop()
-    }
-
     /// The camera page became visible (true) or hidden (false): the camera is let go while
     /// hidden, so its light goes off, and taken again on return.
     public func setCameraVisible(_ visible: Bool) {
-        guard visible != wantsCamera else { return }
+        guard visible != wantsCamera, !isQuitting else { return }
         wantsCamera = visible
         if visible {
             Task { await startCamera() }

@@ -54,13 +54,16 @@ public final class GalleryModel {
     /// The only kind of item shown, whatever the filter (a picker for photos); nil shows both.
     public let mediaType: Asset.MediaType?
     private let open: @MainActor () async -> PhotoLibrary?
+    /// The model's work in flight: a Save As holds the app until its copy is written.
+    private let work: WorkInFlight
     private var library: PhotoLibrary?
     private var watcher: Task<Void, Never>?
 
     /// A gallery over the library `open` gives (opened on first use), of `mediaType`'s items only
-    /// when given.
-    init(mediaType: Asset.MediaType? = nil, open: @escaping @MainActor () async -> PhotoLibrary?) {
+    /// when given; its Save As copies are registered in `work`.
+    init(mediaType: Asset.MediaType? = nil, work: WorkInFlight, open: @escaping @MainActor () async -> PhotoLibrary?) {
         self.mediaType = mediaType
+        self.work = work
         self.open = open
     }
 
@@ -213,9 +216,17 @@ public final class GalleryModel {
         return true
     }
 
-    /// Writes a copy of the item to `path` (Save As), without its location when asked; true
-    /// when written, else the reason goes to `onError`.
+    /// Writes a copy of the item to `path` (Save As), without its location when asked, as work
+    /// in flight registered before this suspends; true when written, else the reason goes to `onError`.
     public func export(_ asset: Asset, to path: String, removingLocation: Bool) async -> Bool {
+        let ticket = work.begin(.export)
+        defer { ticket.end() }
+        return await write(asset, to: path, removingLocation: removingLocation, ticket)
+    }
+
+    /// The copy of `export`, under its `ticket`.
+    private func write(_ asset: Asset, to path: String, removingLocation: Bool, _ ticket: WorkInFlight.Ticket) async -> Bool {
+        assert(!ticket.isEnded, "a Save As runs outside its work in flight")
         guard let library else { return false }
         do throws(LibraryError) {
             try await library.export(id: asset.id, toFile: path, stripLocation: removingLocation)

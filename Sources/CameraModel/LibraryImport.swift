@@ -35,6 +35,10 @@ public final class LibraryImport {
 
     /// Opens the library (or says why it cannot be).
     private let open: @MainActor () async -> Result<PhotoLibrary, LibraryError>
+    /// The model's work in flight, which holds the app while an import runs.
+    private let work: WorkInFlight
+    /// The running import's ticket, from its start to its report.
+    private var ticket: WorkInFlight.Ticket?
     /// Files waiting, in order.
     private var queue: [String] = []
     /// What the running import has done.
@@ -46,13 +50,17 @@ public final class LibraryImport {
     /// Raised by each cancel, so a walk that ends after it adds nothing.
     private var generation = 0
 
-    /// An importer into the library `open` gives.
-    public init(open: @escaping @MainActor () async -> Result<PhotoLibrary, LibraryError>) { self.open = open }
+    /// An importer into the library `open` gives, each import registered in `work`.
+    public init(work: WorkInFlight, open: @escaping @MainActor () async -> Result<PhotoLibrary, LibraryError>) {
+        self.work = work
+        self.open = open
+    }
 
     /// Imports `items`: absolute paths or `file://` URIs of files (any name: each is checked by its
     /// content) and folders (walked for photo and video names, hidden ones skipped).
     public func start(_ items: [String]) {
         guard !items.isEmpty else { return }
+        if ticket == nil { ticket = work.begin(.importing) }
         walking += 1
         let asked = generation
         onProgress()
@@ -70,7 +78,7 @@ public final class LibraryImport {
             total += found.files.count + found.refused.count
             done += found.refused.count
             onProgress()
-            if job == nil { job = Task { await run() } }
+            if job == nil, let ticket { job = Task { await run(ticket) } }
         }
     }
 
@@ -83,7 +91,7 @@ public final class LibraryImport {
         queue.removeAll()
         onProgress()
         // Only walks were under way: nothing else will end the import.
-        if job == nil { job = Task { await run() } }
+        if job == nil, let ticket { job = Task { await run(ticket) } }
     }
 
     /// Cancels and waits until the file being added is finished (the app is quitting).
@@ -93,9 +101,11 @@ public final class LibraryImport {
         await job?.value
     }
 
-    /// Adds the queued files one by one, then reports, unless a folder is still being walked:
-    /// its files start this again when found, so one import gives one report.
-    private func run() async {
+    /// Adds the queued files one by one under the import's `ticket`, then reports, unless a
+    /// folder is still being walked: its files start this again when found, so one import gives
+    /// one report (and ends the ticket).
+    private func run(_ ticket: WorkInFlight.Ticket) async {
+        assert(!ticket.isEnded, "an import runs outside its work in flight")
         var library: PhotoLibrary?
         if !queue.isEmpty {
             switch await open() {
@@ -140,6 +150,8 @@ public final class LibraryImport {
         done = 0
         total = 0
         isCancelling = false
+        ticket?.end()
+        ticket = nil
         onProgress()
         for line in ended.messages { onMessage(line) }
         onFinish(ended)

@@ -3,7 +3,6 @@ import Capture
 import CGtk
 import Glibc
 import PhotoLibrary
-import Synchronization
 
 /// The application: one instance per user session (a second launch presents the window), every
 /// user action a GAction (`app.*`) so buttons, shortcuts, menus and D-Bus
@@ -13,7 +12,10 @@ final class CameraApplication {
     /// The reverse-DNS application ID used everywhere (desktop entry, metainfo, icon, schema, D-Bus).
     static let id = "io.github.pinhole.Camera"
     let app: UnsafeMutablePointer<AdwApplication>
-    private(set) var window: CameraWindow?
+    /// The camera window (nil before the first activation and once it is gone).
+    var window: CameraWindow?
+    /// A quit has begun: windows are gone or going, and the process ends when work in flight has.
+    var isQuitting = false
     private(set) var model: CameraModel?
     private let sound = ShutterSound()
     private var inhibitCookie: UInt32 = 0
@@ -35,13 +37,6 @@ final class CameraApplication {
         connect(UnsafeMutableRawPointer(app), "activate") { [weak self] in self?.activate() }
         connectCommandLine(UnsafeMutableRawPointer(app)) { [weak self] line in self?.commandLine(line) ?? 0 }
         connect(UnsafeMutableRawPointer(app), "shutdown") { [weak self] in self?.shutdown() }
-        // SIGTERM and SIGINT (a logout, Ctrl-C in a terminal) quit as Ctrl+Q does: a recording is finished.
-        for signal in [SIGTERM, SIGINT] {
-            g_unix_signal_add_full(G_PRIORITY_DEFAULT, signal, { data in
-                g_application_quit(UnsafeMutablePointer<GApplication>(OpaquePointer(data)))
-                return 1
-            }, UnsafeMutableRawPointer(app), nil)
-        }
     }
 
     /// Runs the main loop until the last window closes; the exit status.
@@ -116,6 +111,9 @@ final class CameraApplication {
         }
         model.onInhibitSuspend = { [weak self] inhibit in self?.inhibit(inhibit) }
         model.onPhotoSaved = { _ in BenchReport.say("photo-saved", BenchReport.now) }
+        model.onPhotoDiscarded = { [weak self] in self?.window?.toast(L("Photo discarded"), undo: "app.undo-discard", replacing: true) }
+        // SIGTERM, SIGINT and SIGHUP (a logout, Ctrl-C in a terminal) quit as app.quit does.
+        followWorkInFlight(model)
         addActions(model)
         if let control = environment["PINHOLE_TEST_CONTROL"] {
             TestControl.applyInitial(environment["PINHOLE_TEST_FAULTS"] ?? "")
@@ -124,13 +122,20 @@ final class CameraApplication {
     }
 
     private func activate() {
+        guard !isQuitting else { return }
         if window == nil, let model {
             // The camera opens on a worker thread while the window is built; its first frames are
             // made no larger than the window (the preview's exact size follows once it is laid out).
             model.setPreviewSize(width: CameraWindow.defaultSize.width, height: CameraWindow.defaultSize.height)
             model.start()
+            // A window made again after the first one went (a picker kept the app running).
+            model.resume()
             let window = CameraWindow(application: gtkApp, model: model)
             self.window = window
+            addAction(UnsafeMutableRawPointer(window.window), "quit") { [weak self] _ in self?.quitFromWindow() }
+            // close-request's handler returns true to keep the window open.
+            connectBool(UnsafeMutableRawPointer(window.window), "close-request") { [weak self] in !(self?.windowMayClose() ?? true) }
+            connect(UnsafeMutableRawPointer(window.window), "destroy") { [weak self] in self?.windowGone() }
             window.onPageChange = { [viewerActions, cameraActions] page in
                 for action in viewerActions { setEnabled(action, page == .viewer) }
                 for action in cameraActions { setEnabled(action, page == .camera) }
@@ -139,20 +144,14 @@ final class CameraApplication {
         if let window { gtk_window_present(cast(window.window)) }
     }
 
+    /// The main loop has ended: normally once the windows are gone and the model's work in
+    /// flight (its own shutdown included) has finished, which held the application until then.
+    /// Only a second SIGTERM or SIGINT ends it earlier; what was cut is said on standard error.
     private func shutdown() {
         guard let model else { return }
-        if let window {
-            let counts = model.mailbox.counts
-            BenchReport.say("preview", Int64(window.preview.drawnFrames), Int64(counts.replaced), Int64(model.previewFrameCount), Int64(model.previewDroppedFrames))
-        }
-        // Finish a recording and let the camera go before the loop ends.
-        let done = Flag()
-        Task { @MainActor in
-            await model.shutDown()
-            done.set()
-        }
-        let context = g_main_context_default()
-        while !done.isSet { g_main_context_iteration(context, 1) }
+        if window != nil { windowGone() }
+        let unfinished = model.work.running.map { "\($0.value) \($0.key.rawValue)" }.sorted()
+        if !unfinished.isEmpty { journal("quit before this work finished: " + unfinished.joined(separator: ", ")) }
     }
 
     private func inhibit(_ on: Bool) {
@@ -207,6 +206,7 @@ final class CameraApplication {
         addAction(map, "retry") { _ in model.retry() }
         addAction(map, "save-photo") { _ in model.savePendingPhoto() }
         addAction(map, "discard-photo") { _ in model.discardPendingPhoto() }
+        addAction(map, "undo-discard") { _ in model.undoDiscard() }
         addAction(map, "open-newest") { _ in
             guard let path = model.newestItem, let uri = g_filename_to_uri(path, nil, nil) else { return }
             defer { g_free(uri) }
@@ -241,10 +241,9 @@ final class CameraApplication {
         for action in viewerActions { setEnabled(action, false) }
         addAction(map, "about") { [weak self] _ in self?.showAbout() }
         addAction(map, "preferences") { [weak self] _ in self?.showPreferences() }
-        addAction(map, "quit") { [weak self] _ in
-            guard let self else { return }
-            g_application_quit(cast(self.app))
-        }
+        // From D-Bus or a script (no one to ask): photos waiting for confirmation are saved.
+        // The window's Ctrl+Q is win.quit, which asks.
+        addAction(map, "quit") { [weak self] _ in self?.quitUnattended() }
         setAccels(gtkApp, "app.shutter", ["space", "Return", "KP_Enter"])
         setAccels(gtkApp, "app.toggle-mode", ["v"])
         setAccels(gtkApp, "app.switch-camera", ["c"])
@@ -267,7 +266,7 @@ final class CameraApplication {
         setAccels(gtkApp, "app.pause", ["p"])
         setAccels(gtkApp, "app.cancel", ["Escape"])
         setAccels(gtkApp, "app.preferences", ["<Control>comma"])
-        setAccels(gtkApp, "app.quit", ["<Control>q"])
+        setAccels(gtkApp, "win.quit", ["<Control>q"])
         setAccels(gtkApp, "window.close", ["<Control>w"])
         setAccels(gtkApp, "win.show-help-overlay", ["<Control>question"])
     }
@@ -315,13 +314,6 @@ final class CameraApplication {
         guard let model else { return }
         PreferencesWindow.present(model: model, parent: window.map { cast($0.window) })
     }
-}
-
-/// A flag set from a task and read by a loop on the main thread.
-final class Flag: Sendable {
-    private let value = Mutex(false)
-    var isSet: Bool { value.withLock { $0 } }
-    func set() { value.withLock { $0 = true } }
 }
 
 /// The process environment as a dictionary lookup.

@@ -163,8 +163,15 @@ final class AppSession: @unchecked Sendable {
         app = try BackgroundProcess([builtProduct("pinhole-camera")] + arguments, environment: environment)
         try #require(waitFor(seconds: 30) { self.windowID() != nil }, "no window appeared: \(app?.errors ?? "")")
         // Open the control FIFO for writing (the app's reader has it open by now).
+        _ = openControl()
+    }
+
+    /// Opens the control FIFO for writing, for an app started without `launch` (on Wayland):
+    /// true once its reader has it open and the FIFO is ready for `send`.
+    func openControl() -> Bool {
         if controlWriter >= 0 { close(controlWriter) }
         controlWriter = open(control, O_WRONLY | O_NONBLOCK)
+        return controlWriter >= 0
     }
 
     /// Compiles the source tree's translations into a temporary folder (scripts/translations).

@@ -18,7 +18,7 @@ struct LibraryImportTests {
 
     /// An importer over a library at `location`, opened as the app opens it.
     static func importer(_ location: LibraryLocation) -> LibraryImport {
-        LibraryImport { () async -> Result<PhotoLibrary, LibraryError> in
+        LibraryImport(work: WorkInFlight()) { () async -> Result<PhotoLibrary, LibraryError> in
             do throws(LibraryError) { return .success(try await PhotoLibrary(location: location)) } catch { return .failure(error) }
         }
     }

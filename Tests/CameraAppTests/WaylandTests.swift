@@ -92,6 +92,47 @@ struct WaylandTests {
         #expect(call.contains("ask=True target=\(photo) mode=r"), "\(call)")
     }
 
+    @Test("minimised on GNOME's compositor (headless mutter, Super+H), the camera is let go; restored (Alt+Tab), it runs again")
+    func minimizedOnMutter() throws {
+        let session = try AppSession()
+        let runtime = session.folder.path("runtime")
+        let bus = ["DBUS_SESSION_BUS_ADDRESS": session.busAddress]
+        let mutter = try BackgroundProcess(["/usr/bin/mutter", "--headless", "--wayland", "--no-x11", "--virtual-monitor", "1280x800",
+                                            "--wayland-display", "wayland-mutter"], environment: bus.merging(["XDG_RUNTIME_DIR": runtime]) { $1 })
+        defer { mutter.stop() }
+        try #require(waitFor(seconds: patience) { access(runtime + "/wayland-mutter", F_OK) == 0 }, "mutter did not start: \(mutter.errors.suffix(600))")
+        var environment = session.environment
+        environment["WAYLAND_DISPLAY"] = "wayland-mutter"
+        environment["GDK_BACKEND"] = "wayland"
+        environment["DISPLAY"] = ""
+        let app = try BackgroundProcess([builtProduct("pinhole-camera")], environment: environment)
+        defer { app.stop() }
+        try #require(waitFor(seconds: patience) { session.openControl() }, "the app's test channel did not open: \(app.errors.suffix(600))")
+        #expect(waitFor(seconds: patience) { GalleryTests.cameraRunning(session) == true }, "the camera did not start: \(app.errors.suffix(600))")
+        let fifo = session.folder.path("keys")
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let keyboard = try BackgroundProcess(["/usr/bin/python3", AppSession.repository + "/Tests/Fixtures/mutter-keys.py", fifo], environment: bus)
+        defer { keyboard.stop() }
+        try #require(keyboard.waitForOutput(containing: "ready"), "mutter's remote desktop did not start: \(keyboard.errors)")
+        let keys = open(fifo, O_WRONLY)
+        defer { close(keys) }
+        func press(_ line: String) { _ = (line + "\n").withCString { write(keys, $0, strlen($0)) } }
+        // Super+H minimises the focused window (mutter focuses it once mapped, later on a busy
+        // machine: pressed again until the camera goes).
+        let released = waitFor(seconds: patience) {
+            press("ffeb+68")
+            return waitFor(seconds: 3) { GalleryTests.cameraRunning(session) == false }
+        }
+        #expect(released, "minimised, the camera stayed on; keys: \(keyboard.output.suffix(200)); the app said: \(app.errors.suffix(400))")
+        // Alt+Tab brings it back.
+        let resumed = waitFor(seconds: patience) {
+            press("ffe9+ff09")
+            return waitFor(seconds: 3) { GalleryTests.cameraRunning(session) == true }
+        }
+        #expect(resumed, "restored, the camera did not start again: \(app.errors.suffix(400))")
+        #expect(AppSuites.InFlightTests.criticals(app.errors).isEmpty, "\(AppSuites.InFlightTests.criticals(app.errors))")
+    }
+
     /// Runs a program in `folder` (weston-screenshooter writes into its working directory).
     func spawnIn(_ folder: String, _ argv: [String], environment: [String: String]) throws -> Int32 {
         try runTool("/bin/bash", ["-c", "cd \"$0\" && exec \"$@\"", folder] + argv, environment: environment).status

@@ -208,3 +208,27 @@ func callDBus(_ connection: OpaquePointer, destination: String, path: String, in
         MainActor.assumeIsolated { box.body(succeeded) }
     }, Unmanaged.passRetained(box).toOpaque())
 }
+
+/// Connects a handler for signals whose handler returns a gboolean and takes only the instance
+/// (GtkWindow's "close-request": true stops the window from closing).
+@discardableResult
+func connectBool(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: @escaping @MainActor () -> Bool) -> UInt {
+    let box = ClosureBox(handler)
+    let trampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean = { _, data in
+        let box = Unmanaged<ClosureBox<@MainActor () -> Bool>>.fromOpaque(data!).takeUnretainedValue()
+        return MainActor.assumeIsolated { box.body() } ? 1 : 0
+    }
+    return g_signal_connect_data(instance, signal, unsafeBitCast(trampoline, to: GCallback.self), Unmanaged.passRetained(box).toOpaque(),
+                                 { data, _ in Unmanaged<ClosureBox<@MainActor () -> Bool>>.fromOpaque(data!).release() }, GConnectFlags(0))
+}
+
+/// Runs `body` on the main loop whenever the process gets the Unix signal `number` (SIGTERM,
+/// SIGINT, SIGHUP: GLib turns it into a main-loop source, so `body` may do anything).
+func onUnixSignal(_ number: Int32, _ body: @escaping @MainActor () -> Void) {
+    let box = ClosureBox(body)
+    g_unix_signal_add_full(G_PRIORITY_DEFAULT, number, { data in
+        let box = Unmanaged<ClosureBox<@MainActor () -> Void>>.fromOpaque(data!).takeUnretainedValue()
+        MainActor.assumeIsolated { box.body() }
+        return 1
+    }, Unmanaged.passRetained(box).toOpaque(), { data in Unmanaged<ClosureBox<@MainActor () -> Void>>.fromOpaque(data!).release() })
+}

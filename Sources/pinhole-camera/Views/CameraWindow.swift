@@ -91,7 +91,7 @@ final class CameraWindow {
         model.onToast = { [weak self] text in self?.toast(text) }
         model.onScreenFlash = { [weak self] on in self?.preview.setScreenFlash(on) }
         every(milliseconds: 500) { [weak self] in
-            guard let self else { return false }
+            guard let self, !self.detached else { return false }
             if self.model.isRecording { self.controls.updateElapsed(self.model) }
             return true
         }
@@ -125,12 +125,13 @@ final class CameraWindow {
 
     /// Redraws everything from the model.
     func update() {
+        guard !detached else { return }
         let starting = model.screen == .starting
         if starting && !wasStarting { startingEpisode += 1 }
         wasStarting = starting
         if !starting { startingIsSlow = false }
-        if model.pendingPhoto != nil {
-            confirm.show(model.pendingPhoto!)
+        if let photo = model.pendingPhoto {
+            confirm.show(photo, waiting: model.pendingPhotos.count)
             gtk_stack_set_visible_child_name(cast(stack), "confirm")
         } else if model.screen == .preview {
             status.previewShown()
@@ -150,24 +151,63 @@ final class CameraWindow {
         header.update(model)
     }
 
-    /// A toast at the bottom of the window (also logged on standard error, for the journal).
-    func toast(_ text: String, undo action: String? = nil) {
+    /// A toast at the bottom of the window (also logged on standard error, for the journal);
+    /// `replacing` dismisses the previous toast made so (each photo discarded replaces the last
+    /// one's "Photo discarded", whose Undo brings back the newest first anyway).
+    func toast(_ text: String, undo action: String? = nil, replacing: Bool = false) {
         journal(text)
-        let toast = adw_toast_new(text)
+        guard let toast = adw_toast_new(text) else { return }
         adw_toast_set_timeout(toast, 5)
         if let action {
             adw_toast_set_button_label(toast, L("Undo"))
             adw_toast_set_action_name(toast, action)
             adw_toast_set_timeout(toast, 10)
         }
+        if replacing {
+            if let previous = replaceableToast { adw_toast_dismiss(previous) }
+            replaceableToast = toast
+            adw_toast_set_priority(toast, ADW_TOAST_PRIORITY_HIGH)
+            connect(UnsafeMutableRawPointer(toast), "dismissed") { [weak self] in
+                if self?.replaceableToast == toast { self?.replaceableToast = nil }
+            }
+        }
         adw_toast_overlay_add_toast(cast(toasts), toast)
     }
 
-    /// Lets the camera go while the window is minimised (GTK 4.8 reports it on X11).
+    /// The toast the next `toast(_:replacing: true)` dismisses (unowned: the overlay owns it
+    /// until it is dismissed, when this is cleared).
+    private var replaceableToast: OpaquePointer?
+
+    /// The window is being destroyed: the model and the library's models stop calling into its
+    /// widgets (about to be freed), the preview stops waking, and the gallery stops following
+    /// the library. Nothing here touches a widget.
+    func detach() {
+        detached = true
+        preview.detach()
+        model.onChange = {}
+        model.onToast = { text in journal(text) }
+        model.onScreenFlash = { _ in }
+        model.gallery.onError = { text in journal(text) }
+        model.gallery.onSplice = { _, _, _ in }
+        model.gallery.onAlbumsChange = {}
+        model.gallery.onFilterChange = {}
+        model.importer.onProgress = {}
+        model.gallery.stop()
+    }
+
+    /// Whether `detach()` has run (the widgets are gone).
+    private(set) var detached = false
+
+    /// Lets the camera go while the window cannot be seen. GTK 4.8 reports minimising on X11
+    /// only (`GDK_TOPLEVEL_STATE_MINIMIZED`); on Wayland (no `suspended` state before GTK 4.12)
+    /// `SurfaceVisibility` reads what the compositor does give: mutter 43 takes a minimised
+    /// window's surface off every monitor (`leave-monitor`) and stops its frame callbacks, and puts
+    /// it back (`enter-monitor`) when restored; any compositor that stops frame callbacks stops
+    /// the frame clock's `after-paint` while camera frames keep arriving.
     private func followMinimizing() {
         guard let surface = gtk_native_get_surface(cast(window)) else { return }
         connectNotify(UnsafeMutableRawPointer(surface), "state") { [weak self] in
-            guard let self else { return }
+            guard let self, !self.detached else { return }
             let state = gdk_toplevel_get_state(cast(surface))
             let isMinimized = state.rawValue & GDK_TOPLEVEL_STATE_MINIMIZED.rawValue != 0
             if isMinimized != self.minimized {
@@ -175,6 +215,35 @@ final class CameraWindow {
                 self.followVisibility()
             }
         }
+        connect(UnsafeMutableRawPointer(surface), "enter-monitor") { [weak self] (_: UnsafeMutableRawPointer?) in
+            guard let self, !self.detached else { return }
+            if self.visibility.enteredMonitor() { self.followVisibility() }
+        }
+        connect(UnsafeMutableRawPointer(surface), "leave-monitor") { [weak self] (_: UnsafeMutableRawPointer?) in
+            guard let self, !self.detached else { return }
+            if self.visibility.leftMonitor() { self.followVisibility() }
+        }
+        if let clock = gtk_widget_get_frame_clock(window) {
+            connect(UnsafeMutableRawPointer(clock), "after-paint") { [weak self] in
+                guard let self, !self.detached else { return }
+                if self.visibility.painted(framesGiven: self.preview.drawnFrames, at: Self.seconds) { self.followVisibility() }
+            }
+        }
+        every(milliseconds: 1000) { [weak self] in
+            guard let self, !self.detached else { return false }
+            if self.visibility.check(framesGiven: self.preview.drawnFrames, at: Self.seconds) { self.followVisibility() }
+            return true
+        }
+    }
+
+    /// What tells whether the window can be seen, beyond X11's minimised state.
+    private var visibility = SurfaceVisibility()
+
+    /// Now on the monotonic clock, in seconds.
+    private static var seconds: Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
 
     /// Shows `page` (the viewer at the gallery's `item`). The camera is let go while another
@@ -244,6 +313,7 @@ final class CameraWindow {
 
     /// The camera runs only while its page can be seen.
     private func followVisibility() {
-        model.setCameraVisible(!minimized && page == .camera)
+        guard !detached else { return }
+        model.setCameraVisible(!minimized && !visibility.isHidden && page == .camera)
     }
 }

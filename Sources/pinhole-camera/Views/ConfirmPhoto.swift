@@ -8,6 +8,8 @@ final class ConfirmPhoto {
     /// The page (a vertical box).
     let widget: Widget
     let picture: Widget
+    /// How many photos wait behind the one shown (a burst), when any do.
+    let waitingLabel: Widget
     private var shown: [UInt8]?
 
     init() {
@@ -32,12 +34,21 @@ final class ConfirmPhoto {
         pinhole_set_accessible_label(save, L("Save Picture"))
         gtk_box_append(cast(buttons), cancel)
         gtk_box_append(cast(buttons), save)
+        waitingLabel = gtk_label_new("")
+        addClass(waitingLabel, "dim-label")
+        gtk_widget_set_visible(waitingLabel, 0)
         gtk_box_append(cast(widget), picture)
+        gtk_box_append(cast(widget), waitingLabel)
         gtk_box_append(cast(widget), buttons)
     }
 
-    /// Shows the pending photo's pixels.
-    func show(_ data: [UInt8]) {
+    /// Shows the pending photo's pixels, and how many wait in all when more than one does.
+    func show(_ data: [UInt8], waiting: Int) {
+        gtk_widget_set_visible(waitingLabel, waiting > 1 ? 1 : 0)
+        if waiting > 1 {
+            let text = waiting == 2 ? L("1 more photo waits after this one") : CameraWords.translate("%@ more photos wait after this one", String(waiting - 1))
+            gtk_label_set_text(cast(waitingLabel), text)
+        }
         guard shown != data else { return }
         shown = data
         let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }

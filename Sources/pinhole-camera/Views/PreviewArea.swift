@@ -72,21 +72,35 @@ final class PreviewArea {
         gtk_overlay_add_overlay(cast(widget), flash)
         gtk_widget_set_visible(flash, 0)
 
-        // Frames: the camera's side wakes the main loop once per empty slot.
+        // Frames: the camera's side wakes the main loop once per empty slot. Each idle holds the
+        // area (a retain, no allocation) until it has run, so one still queued when the window
+        // goes finds it detached rather than freed.
         let me = Unmanaged.passUnretained(self).toOpaque()
         let address = UInt(bitPattern: me)
         mailbox.setWake {
+            let area = Unmanaged<PreviewArea>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).retain()
             g_idle_add_full(G_PRIORITY_DEFAULT, { data in
                 let area = Unmanaged<PreviewArea>.fromOpaque(data!).takeUnretainedValue()
                 MainActor.assumeIsolated { area.drawNewest() }
                 return 0
-            }, UnsafeMutableRawPointer(bitPattern: address), nil)
+            }, area.toOpaque(), { data in Unmanaged<PreviewArea>.fromOpaque(data!).release() })
         }
+    }
+
+    /// Whether the window's widgets are gone (`detach`): nothing is drawn any more.
+    private var detached = false
+
+    /// The window is being destroyed: frames stop waking the main loop, and an idle already
+    /// queued draws nothing.
+    func detach() {
+        detached = true
+        mailbox.setWake(nil)
     }
 
     /// Shows the newest frame: its pooled memory is lent to a texture (no copy) and given back
     /// to the pool when GTK lets go of the texture.
     func drawNewest() {
+        guard !detached else { return }
         let scale = Int(gtk_widget_get_scale_factor(picture))
         let onScreen = (width: Int(gtk_widget_get_width(picture)) * scale, height: Int(gtk_widget_get_height(picture)) * scale)
         if onScreen != shownSize {
@@ -154,6 +168,9 @@ final class PreviewArea {
     /// The short visual flash of the shutter.
     func blink() {
         addClass(widget, "shutter-blink")
-        after(milliseconds: 120) { [widget] in gtk_widget_remove_css_class(widget, "shutter-blink") }
+        after(milliseconds: 120) { [weak self] in
+            guard let self, !self.detached else { return }
+            gtk_widget_remove_css_class(self.widget, "shutter-blink")
+        }
     }
 }
