@@ -189,7 +189,10 @@ extension PhotoLibrary {
                 try remember(database, path: item.path, size: item.file.size, mtime: item.file.mtime, problem: item.problem, held)
             }
             try forgetVerdicts(database, paths: planned.stale, held)
-            for plan in planned.plans {
+            // Files matched without reading them (renamed: the same inode) claim their rows first;
+            // only then may a copy's bytes match a row whose file is gone, so a copy beside a
+            // renamed original never takes its item, whatever order the folder lists them in.
+            for plan in planned.plans.sorted(by: { ($0.entry == nil ? 0 : 1, $0.path) < ($1.entry == nil ? 0 : 1, $1.path) }) {
                 guard FileIdentity(path: plan.path) == plan.file else {
                     retry.insert(plan.path)
                     continue
