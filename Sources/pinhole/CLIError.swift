@@ -77,6 +77,8 @@ enum CLIError: Error {
             return kept ? CLIError.cannotSave(path, failure, kept: L("the recording was kept up to its last complete second")) : CLIError.cannotSave(path, failure)
         case let .media(.io(path, failure)):
             return CLIError.cannotSave(path, failure)
+        case .recordingFailed(_, .encoderStalled):
+            return error.description + " " + L("Close other busy programs, or try a smaller --size.")
         default:
             return error.description
         }

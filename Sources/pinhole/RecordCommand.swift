@@ -142,12 +142,14 @@ enum RecordCommand {
         defer { for source in signals { source.cancel() } }
         let progress = Task { await showProgress(movie) }
         // A camera that stops sending (a privacy shutter, a hung driver) would keep the limits
-        // from ever being checked: after 10 s without a frame, the recording is finished.
+        // from ever being checked: after 10 s without a frame from the camera, the recording is
+        // finished. What the camera sends counts, not what reaches the file: an encoder that is
+        // slow to start or falls behind is no silent camera.
         let watchdog = Task {
             var last = -1, still = 0
             while !Task.isCancelled, movie.isRecording {
                 try? await Task.sleep(for: .seconds(1))
-                let count = movie.recordedFrameCount + movie.droppedFrameCount + movie.skippedFrameCount
+                let count = movie.receivedFrameCount
                 still = count == last ? still + 1 : 0
                 last = count
                 if still >= 10 {

@@ -12,15 +12,19 @@ struct TrashTests {
     static func pressButton(_ session: AppSession, startingWith prefix: String) throws -> ToolResult {
         try session.accessibility("""
         until = time.time() + 30
+        last = None
         while time.time() < until:
-            found = [n for n in walk(app()) if n.getRole() == pyatspi.ROLE_PUSH_BUTTON and (n.name or '').startswith(\(AppStateTests.pythonString(prefix)))]
-            if found:
-                found[0].queryAction().doAction(0)
-                print('ok')
-                break
+            # The dialog is still being built, or a node vanishes while read: look again.
+            try:
+                found = [n for n in walk(app()) if n.getRole() == pyatspi.ROLE_PUSH_BUTTON and (n.name or '').startswith(\(AppStateTests.pythonString(prefix)))]
+                if found and found[0].queryAction().doAction(0):
+                    print('ok')
+                    break
+            except Exception as error:
+                last = error
             time.sleep(0.5)
         else:
-            sys.exit('no button starting with ' + \(AppStateTests.pythonString(prefix)))
+            sys.exit('no button starting with %s (last error: %s)' % (\(AppStateTests.pythonString(prefix)), last))
         """)
     }
 
@@ -55,9 +59,11 @@ struct TrashTests {
         #expect(waitFor(seconds: 30) { session.files(in: session.photos).isEmpty })
         try session.action("recently-deleted")
         #expect(try AppStateTests.shows(session, "Restore " + newest))
-        #expect(try Self.pressButton(session, startingWith: "_Empty Trash").status == 0)
+        let pressed = try Self.pressButton(session, startingWith: "_Empty Trash")
+        #expect(pressed.status == 0, "\(pressed.stderr)")
         #expect(try AppStateTests.shows(session, "Delete 2 Items Permanently?"))
-        #expect(try Self.pressButton(session, startingWith: "_Delete").status == 0)
+        let confirmed = try Self.pressButton(session, startingWith: "_Delete")
+        #expect(confirmed.status == 0, "\(confirmed.stderr)")
         // The deletion runs on the library's actor: wait for it.
         func left() -> [String] {
             ((try? FileManager.default.contentsOfDirectory(atPath: trash + "/files")) ?? []) + ((try? FileManager.default.contentsOfDirectory(atPath: trash + "/info")) ?? [])

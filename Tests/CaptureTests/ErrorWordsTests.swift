@@ -8,7 +8,7 @@ struct CaptureErrorWordsTests {
     func noCommandLineAdvice() {
         let files: [FileFailure] = [.diskFull, .quotaExceeded, .permissionDenied, .readOnly, .notFound, .notAFolder, .exists, .system(errno: 5)]
         var causes: [RecordingFailure] = [.encoding(.encoderFailed(format: "movie", reason: "no libx264")), .alreadyRecording,
-                                          .noFrame(seconds: 10), .noFrame(seconds: nil), .endedBeforeStart]
+                                          .noFrame(seconds: 10), .noFrame(seconds: nil), .endedBeforeStart, .encoderStalled(seconds: 70)]
         for failure in files { causes += [.file(failure, kept: true), .file(failure, kept: false)] }
         var errors: [CaptureError] = [
             .noCamera, .deviceNotFound("no-such-camera"), .accessDenied(device: "/dev/video0", group: "video"),

@@ -157,6 +157,31 @@ extension VirtualCameraSuites {
             #expect(try decodesCleanly(path))
         }
 
+        @Test("an encoder slow to start (a slow, busy machine) is waited for, not taken for a silent camera; one that never starts is named")
+        func slowEncoderStart() async throws {
+            let folder = try TemporaryDirectory()
+            let output = MovieFileOutput()
+            let session = try await session(output)
+            defer { session.stopRunning() }
+            // The encoder opens 2 s late; the start's timeout for a silent camera is 1 s: the camera
+            // is sending, so the start waits and the recording is whole from its first frame.
+            output.encoderStartDelay = 2
+            let path = folder.path("late.mp4")
+            try await output.startRecording(to: path, timeout: 1)
+            #expect(output.receivedFrameCount > 0)
+            let summary = try #require(await output.stopRecording())
+            #expect(summary.frameCount > 0)
+            #expect(try decodesCleanly(path))
+            // An encoder that takes nothing within the patience: the start says so, not "no frame".
+            output.encoderStartDelay = 30
+            output.encoderPatience = 1
+            let stalled = folder.path("stalled.mp4")
+            await #expect(throws: CaptureError.recordingFailed(path: stalled, cause: .encoderStalled(seconds: 2))) {
+                try await output.startRecording(to: stalled, timeout: 1)
+            }
+            #expect(!output.isRecording)
+        }
+
         @Test("maxRecordedDuration finishes the file with the limit as the reason; pausing leaves no gap")
         func limitsAndPause() async throws {
             let folder = try TemporaryDirectory()

@@ -13,6 +13,11 @@ extension MovieFileOutput {
         var lastSpaceCheck: Int64 = 0
         let rotation = (try? Rotation(degrees: Int(connection.videoRotationAngle))) ?? .none
         var started = false
+        var delay = state.withLock { $0.encoderStartDelay }
+        while delay > 0, !recording.shared.withLock({ $0.stopping }) {
+            usleep(20_000)
+            delay -= 0.02
+        }
         loop: while true {
             recording.wake.wait()
             while true {

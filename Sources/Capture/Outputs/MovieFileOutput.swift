@@ -49,6 +49,8 @@ public final class MovieFileOutput: FrameConsumer {
         var soundSource: AudioDataOutput?
         var frameRate = 30
         var mirrorScratch: PixelBuffer?
+        var encoderPatience = 60.0
+        var encoderStartDelay = 0.0
     }
 
     /// One recording in progress, shared by the camera thread, the encoding thread and callers.
@@ -72,6 +74,9 @@ public final class MovieFileOutput: FrameConsumer {
             var spare: [[Int16]] = []
             var dropped = 0
             var skipped = 0
+            /// Frames the camera delivered since the recording began, whatever became of them
+            /// (recorded, dropped, paused or past the limit): tells a silent camera from a slow encoder.
+            var received = 0
             /// The first frame's time (after pause offsets): the duration limit counts from it.
             var firstTime: Int64?
             /// The last frame's time within the duration limit (after pause offsets).
@@ -184,6 +189,26 @@ public final class MovieFileOutput: FrameConsumer {
     /// Frames the camera skipped so far in the current recording (gaps in its sequence numbers).
     public var skippedFrameCount: Int { current?.shared.withLock { $0.skipped } ?? 0 }
 
+    /// Frames the camera has delivered since the current recording began, whatever became of
+    /// them: while it grows the camera is sending, even when the encoder (still starting, or
+    /// slow) has put none of them in the file. A watchdog for a silent camera reads this.
+    public var receivedFrameCount: Int { current?.shared.withLock { $0.received } ?? 0 }
+
+    /// How long the async `startRecording` waits, after its `timeout`, for the encoder to take
+    /// the first frame once the camera is sending: opening FFmpeg and the encoder takes seconds
+    /// on a slow, busy machine (60 s unless set).
+    public var encoderPatience: Double {
+        get { state.withLock { $0.encoderPatience } }
+        set { state.withLock { $0.encoderPatience = max(0, newValue) } }
+    }
+
+    /// For tests: how long the encoding thread waits before opening the movie writer, as a slow
+    /// machine's first FFmpeg load does (cut short by a stop).
+    var encoderStartDelay: Double {
+        get { state.withLock { $0.encoderStartDelay } }
+        set { state.withLock { $0.encoderStartDelay = newValue } }
+    }
+
     private var current: Recording? { state.withLock { $0.recording } }
 
     // MARK: - Recording
@@ -209,20 +234,27 @@ public final class MovieFileOutput: FrameConsumer {
 
     /// Starts recording to `path` (see the delegate form) and returns once the first frame is in
     /// the file; throws when the file cannot be started, or when the recording ends before it
-    /// begins (no frame within `timeout` seconds: the session is not running).
+    /// begins: no frame from the camera within `timeout` seconds (the session is not running, or
+    /// the camera sends nothing), or frames arriving but none taken by the encoder within
+    /// `encoderPatience` more (`encoderStalled`). A slow encoder start is waited for, not taken
+    /// for a silent camera.
     public func startRecording(to path: String, timeout: Double = 10) async throws(CaptureError) {
         let started = StartSignal()
         try startRecording(to: path, delegate: started)
-        let outcome = await started.wait(seconds: timeout)
+        guard let recording = current else { return }
+        let patience = encoderPatience
+        let outcome = await started.wait { elapsed in
+            let received = recording.shared.withLock { $0.received }
+            return elapsed >= (received == 0 ? timeout : timeout + patience)
+        }
         switch outcome {
         case .started: return
         case let .failed(error): throw error
         case .timedOut:
-            if let recording = current {
-                requestStop(recording)
-                _ = await finished(recording)
-            }
-            throw .recordingFailed(path: path, cause: .noFrame(seconds: timeout))
+            let received = recording.shared.withLock { $0.received }
+            requestStop(recording)
+            _ = await finished(recording)
+            throw .recordingFailed(path: path, cause: received == 0 ? .noFrame(seconds: timeout) : .encoderStalled(seconds: timeout + patience))
         }
     }
 
@@ -317,6 +349,7 @@ public final class MovieFileOutput: FrameConsumer {
         guard connection.isEnabled, let recording = current else { return }
         let width = frame.buffer.width, height = frame.buffer.height
         let taken = recording.shared.withLock { shared -> (PixelBuffer, Int64)? in
+            shared.received += 1
             guard !shared.stopping, !shared.paused else { return nil }
             // A limit of D seconds keeps exactly the frames taken in [0, D): later ones are neither
             // recorded nor counted as lost (the encoding thread ends the recording at the first).
@@ -407,10 +440,19 @@ private final class StartSignal: MovieFileOutputRecordingDelegate, Sendable {
         waiter?.resume(returning: outcome)
     }
 
-    func wait(seconds: Double) async -> Outcome {
+    /// Waits for the start or the end; `expired` is asked every quarter second with the seconds
+    /// waited so far, and ends the wait (`timedOut`) when it says so.
+    func wait(until expired: @escaping @Sendable (Double) -> Bool) async -> Outcome {
         let timer = Task {
-            try? await Task.sleep(for: .seconds(seconds))
-            finish(.timedOut)
+            let start = ContinuousClock.now
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(250))
+                let elapsed = start.duration(to: .now)
+                if expired(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18) {
+                    finish(.timedOut)
+                    return
+                }
+            }
         }
         defer { timer.cancel() }
         return await withCheckedContinuation { continuation in

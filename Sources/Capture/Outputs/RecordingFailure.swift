@@ -16,6 +16,9 @@ public enum RecordingFailure: Sendable, Equatable, CustomStringConvertible {
     case noFrame(seconds: Double?)
     /// The recording was stopped before its first frame.
     case endedBeforeStart
+    /// The camera sent frames but the encoder took none of them within `seconds`: the machine is
+    /// too slow or too busy to start encoding at this size.
+    case encoderStalled(seconds: Double)
 
     /// What happened, in a few words.
     public var description: String {
@@ -26,6 +29,7 @@ public enum RecordingFailure: Sendable, Equatable, CustomStringConvertible {
         case let .noFrame(seconds?): "no frame arrived within \(Int(seconds.rounded())) s"
         case .noFrame(nil): "no frame arrived from the camera"
         case .endedBeforeStart: "the recording ended before it began"
+        case let .encoderStalled(seconds): "the camera sent frames but the encoder took none within \(Int(seconds.rounded())) s"
         }
     }
 }
