@@ -39,7 +39,7 @@ extension CameraApplication {
             key = ObjectIdentifier(picker)
             pickers[ObjectIdentifier(picker)] = picker
         }
-        // The seeds' picker choosing an album's cover: the album's items, one chosen.
+        // Choose Cover…: a picker over the album's items, one chosen, which becomes the cover.
         addAction(map, "choose-album-cover") { [weak self] _ in
             guard let self, let window = self.window, case let .album(name) = gallery.filter else { return }
             let items = model.makeGallery(of: nil)

@@ -3,7 +3,7 @@ import Media
 
 /// The gallery stage; `--only gallery` runs it.
 extension Stage {
-    /// Issue 12's gallery benchmark, on the GTK app `pinhole-camera` (the release build next to
+    /// The gallery benchmark, on the GTK app `pinhole-camera` (the release build next to
     /// this program) over a library of 10 000 photos, under a display and session bus of its own:
     /// opening the gallery to its first screen of thumbnails drawn (thumbnails cached, and cold),
     /// frame times while the mouse wheel scrolls it from top to bottom (against a minimal GTK 4
@@ -33,12 +33,12 @@ struct GalleryBenchmark {
     var viewerOpens: Int { bench.options.quick ? 2 : 5 }
     /// Photos copied in, and photos taken with `pinhole snap`, for the live rows.
     var liveAdds: Int { bench.options.quick ? 3 : 5 }
-    /// The issue's aim while scrolling: no frame over 50 ms under Xvfb's cairo renderer.
+    /// The aim while scrolling: no frame over 50 ms under Xvfb's cairo renderer.
     static let frameAimMs = 50.0
     /// Milliseconds between wheel clicks while scrolling: about 100 clicks a second, more input than
     /// the frame clock's 60 frames, so it never idles and a frame interval is the frame's own.
     static let wheelDelayMs = 10
-    /// The issue's aim for another program's photo to appear.
+    /// The aim for another program's photo to appear: within this many milliseconds.
     static let liveAimMs = 1000.0
     /// The grid's size label in the table.
     var sizeLabel: String { "\(items) items" }
@@ -191,7 +191,7 @@ struct GalleryBenchmark {
     }
 
     /// The frame rows: the 99th percentile and the worst frame interval while the wheel turned,
-    /// the app against the GTK 4 grid floor, and the issue's 50 ms.
+    /// the app against the GTK 4 grid floor, and the 50 ms aim (`frameAimMs`).
     func scrollRows(ours: ScrollRun, floor: ScrollRun) -> [Row] {
         let intervals = ours.intervalsMs, floorIntervals = floor.intervalsMs
         let p99 = Self.percentile(intervals, 0.99), worst = intervals.max() ?? 0

@@ -1,8 +1,8 @@
 import CameraModel
 import CGtk
 
-/// "Ask before saving": the photo just taken, with Cancel and Save (the seeds' "Save Picture"
-/// confirmation). Cancel writes nothing anywhere.
+/// "Ask before saving": the photo just taken, with Cancel and Save, before anything is written.
+/// Cancel writes nothing anywhere.
 @MainActor
 final class ConfirmPhoto {
     /// The page (a vertical box).

@@ -2,7 +2,7 @@ import CameraModel
 import CGtk
 import PhotoLibrary
 
-/// The seeds' image picker, for other programs and scripts (`pinhole-camera --pick`): a window
+/// The image picker for other programs and scripts (`pinhole-camera --pick`): a window
 /// of its own over the library's gallery, with Cancel and Select. Double-click or Enter on an
 /// item chooses it (with the others selected, when several may be chosen); Escape, Cancel or
 /// closing the window chooses nothing.
