@@ -11,7 +11,7 @@ struct Options {
     var quick = false
     /// Only stages whose name contains this (case-insensitive).
     var only: String?
-    /// Print the table as Markdown (for the README).
+    /// Print the table as Markdown (for docs/benchmarks.md).
     var markdown = false
     /// List the stage names and exit.
     var list = false
