@@ -8,28 +8,35 @@ extension CameraModel {
 
     /// The library, opened on first use (off the main thread: opening reconciles the folders with
     /// the index); nil when it cannot be, with the reason in `libraryError` for the caller to say
-    /// in its own words. Tried again at each use, so a folder made writable meanwhile works
-    /// without a restart.
+    /// in its own words. Callers that ask while it opens share the one opening; after a failure
+    /// the next use tries again, so a folder made writable meanwhile works without a restart.
     @discardableResult
     func openLibrary() async -> PhotoLibrary? {
         if let library { return library }
-        let opened: Result<PhotoLibrary, LibraryError>
-        do throws(LibraryError) { opened = .success(try await PhotoLibrary(location: libraryLocation)) } catch { opened = .failure(error) }
-        if let library { return library }
-        switch opened {
-        case let .success(library):
-            self.library = library
-            libraryError = nil
-            if newestItem == nil, let newest = try? await library.assets(limit: 1).first {
-                newestItem = newest.path
-                newestThumbnail = try? await library.thumbnail(for: newest.id, size: .normal)
-                changed()
+        if let opening { return await opening.value }
+        let location = libraryLocation
+        let task = Task<PhotoLibrary?, Never> { @MainActor [weak self] in
+            let opened: Result<PhotoLibrary, LibraryError>
+            do throws(LibraryError) { opened = .success(try await PhotoLibrary(location: location)) } catch { opened = .failure(error) }
+            guard let self else { return nil }
+            self.opening = nil
+            switch opened {
+            case let .success(library):
+                self.library = library
+                self.libraryError = nil
+                if self.newestItem == nil, let newest = try? await library.assets(limit: 1).first {
+                    self.newestItem = newest.path
+                    self.newestThumbnail = try? await library.thumbnail(for: newest.id, size: .normal)
+                    self.changed()
+                }
+                return library
+            case let .failure(error):
+                self.libraryError = error
+                return nil
             }
-            return library
-        case let .failure(error):
-            libraryError = error
-            return nil
         }
+        opening = task
+        return await task.value
     }
 
     /// A gallery of its own over the same library, of `mediaType`'s items only when given (a

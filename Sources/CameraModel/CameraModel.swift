@@ -106,6 +106,8 @@ public final class CameraModel {
     let libraryLocation: LibraryLocation
     var library: PhotoLibrary?
     var libraryError: LibraryError?
+    /// The library's opening while it is under way, shared by every caller that waits for it.
+    var opening: Task<PhotoLibrary?, Never>?
     var sound: AudioDataOutput?
     /// Where a recording is in its life: a stop asked for while it starts is kept for when it has.
     enum RecordingPhase { case idle, starting, recording, stopping }
@@ -269,7 +271,13 @@ public final class CameraModel {
             screen = .preview
             await refreshControlValues()
         case let .failure(error):
-            screen = CameraWords.screen(for: error, device: device)
+            // Which program holds a busy camera: read from /proc off the main thread.
+            var holder: String?
+            if case .deviceBusy = error, let path = device.path {
+                holder = await Task.detached { BusyCamera.holder(ofNode: path) }.value
+                guard attempt == generation else { return }
+            }
+            screen = CameraWords.screen(for: error, busyHolder: holder)
             if case .busy = screen { retryWhileBusy() }
         }
         changed()
@@ -330,7 +338,7 @@ public final class CameraModel {
             changed()
         case let .runtimeError(error):
             if isRecording { Task { await stopRecording() } }
-            screen = CameraWords.screen(for: error, device: camera)
+            screen = CameraWords.screen(for: error)
         default:
             break
         }

@@ -6,13 +6,14 @@ import PhotoLibrary
 /// Turns the libraries' typed errors into what the app says: one line a person can act on, in
 /// the app's words (the libraries keep the cause; the CLI has words of its own).
 public enum CameraWords {
-    /// The page for a camera that could not be started.
-    public static func screen(for error: CaptureError, device: CaptureDevice?) -> CameraScreen {
+    /// The page for a camera that could not be started; `busyHolder` names the program that has
+    /// a busy camera open (found by the caller off the main thread: `BusyCamera` reads /proc).
+    public static func screen(for error: CaptureError, busyHolder: String? = nil) -> CameraScreen {
         switch error {
         case .noCamera, .deviceNotFound: return .noCamera
         case let .accessDenied(_, group): return .accessDenied(advice: accessAdvice(group: group))
         case let .restricted(_, reason): return .accessDenied(advice: reason)
-        case .deviceBusy: return .busy(program: device.flatMap { BusyCamera.holder(of: $0) })
+        case .deviceBusy: return .busy(program: busyHolder)
         case .deviceDisconnected: return .noCamera
         default: return .failed(reason: reason(error))
         }

@@ -45,14 +45,27 @@ struct CameraModelTests {
         #expect(CameraModel.dimensions("") == nil && CameraModel.dimensions("big") == nil)
     }
 
+    @Test("the library asked for by several callers at once is opened once, and all get that one")
+    func libraryOpenedOnce() async throws {
+        let (model, _) = try model()
+        async let first = model.openLibrary()
+        async let second = model.openLibrary()
+        async let third = model.openLibrary()
+        let opened = await [first, second, third]
+        let library = try #require(opened[0])
+        #expect(opened.allSatisfy { $0 === library })
+        #expect(model.library === library)
+        #expect(await model.openLibrary() === library)
+    }
+
     @Test("camera errors become the page a person can act on")
     func pages() {
-        #expect(CameraWords.screen(for: .noCamera, device: nil) == .noCamera)
-        #expect(CameraWords.screen(for: .deviceNotFound("/dev/video9"), device: nil) == .noCamera)
+        #expect(CameraWords.screen(for: .noCamera) == .noCamera)
+        #expect(CameraWords.screen(for: .deviceNotFound("/dev/video9")) == .noCamera)
         let hint = "It belongs to the group 'video': join it with `sudo usermod -aG video $USER`, then log out and back in."
-        #expect(CameraWords.screen(for: .accessDenied(device: "/dev/video0", group: "video"), device: nil) == .accessDenied(advice: hint))
-        #expect(CameraWords.screen(for: .deviceBusy(device: "/dev/video0"), device: nil) == .busy(program: nil))
-        guard case let .failed(reason) = CameraWords.screen(for: .streamFailed(device: "Webcam", reason: "VIDIOC_DQBUF: input/output error"), device: nil) else {
+        #expect(CameraWords.screen(for: .accessDenied(device: "/dev/video0", group: "video")) == .accessDenied(advice: hint))
+        #expect(CameraWords.screen(for: .deviceBusy(device: "/dev/video0")) == .busy(program: nil))
+        guard case let .failed(reason) = CameraWords.screen(for: .streamFailed(device: "Webcam", reason: "VIDIOC_DQBUF: input/output error")) else {
             Issue.record("a stream failure is not the failed page")
             return
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// What an external program printed and how it ended.
@@ -230,6 +231,42 @@ public func collect<Element: Sendable>(_ stream: AsyncStream<Element>, count: In
     let items = await task.value
     timer.cancel()
     return items
+}
+
+/// Reads a stream for as long as it lives and keeps what comes, so a test can wait for the next
+/// items again and again: `collect` ends the stream when its wait runs out (a cancelled
+/// iteration finishes an AsyncStream), which would turn one slow arrival into every later one
+/// missing.
+public final class StreamRecorder<Element: Sendable>: Sendable {
+    /// What came and was not taken yet (a class of its own: the reading task holds it).
+    private final class Received: Sendable {
+        let items = Mutex<[Element]>([])
+    }
+    private let box = Received()
+    private let reader: Task<Void, Never>
+
+    /// Starts reading `stream`.
+    public init(_ stream: AsyncStream<Element>) {
+        let box = self.box
+        reader = Task { for await element in stream { box.items.withLock { $0.append(element) } } }
+    }
+
+    /// Waits up to `seconds` for `count` items and takes them (fewer when the time runs out);
+    /// the stream goes on being read.
+    public func take(_ count: Int, seconds: Double) async -> [Element] {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while true {
+            let taken = box.items.withLock { items -> [Element]? in
+                guard items.count >= count || ContinuousClock.now >= deadline else { return nil }
+                defer { items.removeFirst(min(count, items.count)) }
+                return Array(items.prefix(count))
+            }
+            if let taken { return taken }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    deinit { reader.cancel() }
 }
 
 /// The path of a product built beside the running test bundle (e.g. the `pinhole` binary).

@@ -13,11 +13,16 @@ extension MovieFileOutput {
         var lastSpaceCheck: Int64 = 0
         let rotation = (try? Rotation(degrees: Int(connection.videoRotationAngle))) ?? .none
         var started = false
+        // FFmpeg and the encoder are opened before frames are taken: on a slow machine that takes
+        // seconds, which would otherwise run the recording's clock (and its duration limit) while
+        // its frames were dropped. (A failure here is met again, and reported, at the first frame.)
         var delay = state.withLock { $0.encoderStartDelay }
         while delay > 0, !recording.shared.withLock({ $0.stopping }) {
             usleep(20_000)
             delay -= 0.02
         }
+        try? MovieWriter.prepare(format: recording.options.format)
+        recording.shared.withLock { $0.encoderReady = true }
         loop: while true {
             recording.wake.wait()
             while true {

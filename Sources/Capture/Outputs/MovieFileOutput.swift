@@ -77,6 +77,9 @@ public final class MovieFileOutput: FrameConsumer {
             /// Frames the camera delivered since the recording began, whatever became of them
             /// (recorded, dropped, paused or past the limit): tells a silent camera from a slow encoder.
             var received = 0
+            /// FFmpeg and the encoder are open: frames are taken from now on (the recording's
+            /// first frame, and its clock, come after the encoder's start-up).
+            var encoderReady = false
             /// The first frame's time (after pause offsets): the duration limit counts from it.
             var firstTime: Int64?
             /// The last frame's time within the duration limit (after pause offsets).
@@ -350,7 +353,7 @@ public final class MovieFileOutput: FrameConsumer {
         let width = frame.buffer.width, height = frame.buffer.height
         let taken = recording.shared.withLock { shared -> (PixelBuffer, Int64)? in
             shared.received += 1
-            guard !shared.stopping, !shared.paused else { return nil }
+            guard shared.encoderReady, !shared.stopping, !shared.paused else { return nil }
             // A limit of D seconds keeps exactly the frames taken in [0, D): later ones are neither
             // recorded nor counted as lost (the encoding thread ends the recording at the first).
             let time = frame.timestampNanoseconds - shared.pauseOffset

@@ -243,12 +243,41 @@ public final class MovieWriter {
         format.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
     }
 
-    private func openVideo(range: YUVRange) throws(MediaError) {
-        let name = switch settings.format {
+    /// The video encoder FFmpeg names for `format`.
+    private static func encoderName(_ format: MovieSettings.Format) -> String {
+        switch format {
         case .mp4: "libx264"
         case .webm: "libvpx-vp9"
         case .webmVP8: "libvpx"
         }
+    }
+
+    /// Loads FFmpeg and opens and closes `format`'s video encoder once on a tiny picture, so that
+    /// the writer made for the first frame opens at once: on a slow machine the first load takes
+    /// seconds, which a recorder spends before its clock starts rather than inside the recording.
+    /// Throws what the writer would (no FFmpeg, no such encoder).
+    public static func prepare(format: MovieSettings.Format) throws(MediaError) {
+        try FFmpegLibrary.require()
+        FFmpegLog.enter()
+        defer { FFmpegLog.leave() }
+        let name = encoderName(format)
+        guard let codec = ffmpeg.avcodec_find_encoder_by_name(name) else {
+            throw .encoderFailed(format: "movie", reason: "this FFmpeg has no \(name) encoder (install libavcodec59 from Debian)")
+        }
+        var allocated = ffmpeg.avcodec_alloc_context3(codec)
+        defer { ffmpeg.avcodec_free_context(&allocated) }
+        guard let context = allocated else { throw .encoderFailed(format: "movie", reason: "out of memory") }
+        context.pointee.width = 64
+        context.pointee.height = 64
+        context.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+        context.pointee.time_base = videoTimeBase
+        context.pointee.framerate = AVRational(num: 30, den: 1)
+        context.pointee.thread_count = 1
+        _ = ffmpeg.avcodec_open2(context, codec, nil)
+    }
+
+    private func openVideo(range: YUVRange) throws(MediaError) {
+        let name = MovieWriter.encoderName(settings.format)
         guard let codec = ffmpeg.avcodec_find_encoder_by_name(name), let context = ffmpeg.avcodec_alloc_context3(codec) else {
             throw .encoderFailed(format: "movie", reason: "this FFmpeg has no \(name) encoder (install libavcodec59 from Debian)")
         }

@@ -1,8 +1,9 @@
 import CameraModel
 import CGtk
+import Media
 
-/// "Ask before saving": the photo just taken, with Cancel and Save, before anything is written.
-/// Cancel writes nothing anywhere.
+/// "Ask before saving": the photo just taken, with Cancel and Save Picture, before anything
+/// is written. Cancel writes nothing anywhere.
 @MainActor
 final class ConfirmPhoto {
     /// The page (a vertical box).
@@ -42,19 +43,32 @@ final class ConfirmPhoto {
         gtk_box_append(cast(widget), buttons)
     }
 
-    /// Shows the pending photo's pixels, and how many wait in all when more than one does.
+    /// Shows the pending photo, and how many wait in all when more than one does. The photo is
+    /// decoded off the main thread at the page's size (as the viewer does), not at full size.
     func show(_ data: [UInt8], waiting: Int) {
         gtk_widget_set_visible(waitingLabel, waiting > 1 ? 1 : 0)
         if waiting > 1 {
             let text = waiting == 2 ? L("1 more photo waits after this one") : CameraWords.translate("%@ more photos wait after this one", String(waiting - 1))
             gtk_label_set_text(cast(waitingLabel), text)
         }
+        // The model hands the same array until the pending photo changes: equal storage makes
+        // this comparison immediate.
         guard shown != data else { return }
         shown = data
-        let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
-        let texture = gdk_texture_new_from_bytes(bytes, nil)
-        g_bytes_unref(bytes)
-        gtk_picture_set_paintable(cast(picture), texture)
-        if let texture { g_object_unref(UnsafeMutableRawPointer(texture)) }
+        gtk_picture_set_paintable(cast(picture), nil)
+        var area = max(gtk_widget_get_width(widget), gtk_widget_get_height(widget))
+        if area <= 1, let root = gtk_widget_get_root(widget) { area = max(gtk_widget_get_width(cast(root)), gtk_widget_get_height(cast(root))) }
+        let longest = max(320, Int(Double(area) * Double(gtk_widget_get_scale_factor(widget))))
+        decoding?.cancel()
+        decoding = Task { [weak self] in
+            let decoded = await Task.detached { try? Thumbnailer().thumbnail(of: data, longestSide: longest).forDisplay() }.value
+            guard let self, !Task.isCancelled, self.shown == data, let decoded else { return }
+            let texture = lendTexture(decoded)
+            gtk_picture_set_paintable(cast(self.picture), cast(texture))
+            g_object_unref(UnsafeMutableRawPointer(texture))
+        }
     }
+
+    /// The decoding of the photo being shown, if it is still under way.
+    private var decoding: Task<Void, Never>?
 }

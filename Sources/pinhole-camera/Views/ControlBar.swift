@@ -44,7 +44,7 @@ final class ControlBar {
         gtk_actionable_set_action_name(cast(shutter), "app.shutter")
         // A long press on the shutter takes a burst (the number is a preference).
         let press = gtk_gesture_long_press_new()!
-        connect(UnsafeMutableRawPointer(press), "pressed") { [shutter] in
+        connectPoint(UnsafeMutableRawPointer(press), "pressed") { [shutter] _, _ in
             gtk_widget_activate_action_variant(shutter, "app.burst", nil)
         }
         gtk_widget_add_controller(shutter, cast(press))

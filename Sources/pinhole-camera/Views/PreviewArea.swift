@@ -72,13 +72,13 @@ final class PreviewArea {
         gtk_overlay_add_overlay(cast(widget), flash)
         gtk_widget_set_visible(flash, 0)
 
-        // Frames: the camera's side wakes the main loop once per empty slot. Each idle holds the
-        // area (a retain, no allocation) until it has run, so one still queued when the window
-        // goes finds it detached rather than freed.
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        let address = UInt(bitPattern: me)
-        mailbox.setWake {
-            let area = Unmanaged<PreviewArea>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).retain()
+        // Frames: the camera's side wakes the main loop once per empty slot. The wake holds the
+        // area weakly (a wake racing the area's end finds nil, never freed memory), and each idle
+        // holds it strongly (a retain, no allocation) until it has run, so one still queued when
+        // the window goes finds it detached rather than freed.
+        mailbox.setWake { [weak self] in
+            guard let self else { return }
+            let area = Unmanaged.passRetained(self)
             g_idle_add_full(G_PRIORITY_DEFAULT, { data in
                 let area = Unmanaged<PreviewArea>.fromOpaque(data!).takeUnretainedValue()
                 MainActor.assumeIsolated { area.drawNewest() }

@@ -128,12 +128,12 @@ final class ViewerPage {
     /// GTK's Broadway backend gives touches its pointer device.
     private func addGestures(_ overlay: Widget) {
         let motion = gtk_event_controller_motion_new()!
-        connectDoubles(UnsafeMutableRawPointer(motion), "motion") { [weak self] x, y in self?.pointer = (x, y); return false }
+        connectPoint(UnsafeMutableRawPointer(motion), "motion") { [weak self] x, y in self?.pointer = (x, y) }
         connect(UnsafeMutableRawPointer(motion), "leave") { [weak self] in self?.pointer = nil }
         gtk_widget_add_controller(scrolled, motion)
 
         let scroll = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_VERTICAL)!
-        connectDoubles(UnsafeMutableRawPointer(scroll), "scroll") { [weak self] _, dy in
+        connectScroll(UnsafeMutableRawPointer(scroll)) { [weak self] _, dy in
             guard let self, gtk_event_controller_get_current_event_state(scroll).rawValue & GDK_CONTROL_MASK.rawValue != 0 else { return false }
             if dy < 0 { self.zoomIn(around: self.pointer) } else if dy > 0 { self.zoomOut(around: self.pointer) }
             return true
@@ -178,26 +178,23 @@ final class ViewerPage {
         // Panning with the mouse; a finger pans through the scrolled window's own touch
         // panning (with its kinetic scrolling), which this would double, so touch is left to it.
         let drag = gtk_gesture_drag_new()!
-        connectDoubles(UnsafeMutableRawPointer(drag), "drag-begin") { [weak self] _, _ in
-            guard let self else { return false }
+        connectPoint(UnsafeMutableRawPointer(drag), "drag-begin") { [weak self] _, _ in
+            guard let self else { return }
             self.dragStart = (gtk_adjustment_get_value(gtk_scrolled_window_get_hadjustment(cast(self.scrolled))),
                               gtk_adjustment_get_value(gtk_scrolled_window_get_vadjustment(cast(self.scrolled))))
-            return false
         }
-        connectDoubles(UnsafeMutableRawPointer(drag), "drag-update") { [weak self] dx, dy in
-            guard let self, self.zoom != nil, gtk_gesture_single_get_current_sequence(cast(drag)) == nil else { return false }
+        connectPoint(UnsafeMutableRawPointer(drag), "drag-update") { [weak self] dx, dy in
+            guard let self, self.zoom != nil, gtk_gesture_single_get_current_sequence(cast(drag)) == nil else { return }
             gtk_adjustment_set_value(gtk_scrolled_window_get_hadjustment(cast(self.scrolled)), self.dragStart.x - dx)
             gtk_adjustment_set_value(gtk_scrolled_window_get_vadjustment(cast(self.scrolled)), self.dragStart.y - dy)
-            return false
         }
         gtk_widget_add_controller(scrolled, cast(drag))
 
         let swipe = gtk_gesture_swipe_new()!
         gtk_gesture_single_set_touch_only(cast(swipe), 1)
-        connectDoubles(UnsafeMutableRawPointer(swipe), "swipe") { [weak self] vx, vy in
-            guard let self, self.zoom == nil, abs(vx) > 600, abs(vx) > 2 * abs(vy) else { return false }
+        connectPoint(UnsafeMutableRawPointer(swipe), "swipe") { [weak self] vx, vy in
+            guard let self, self.zoom == nil, abs(vx) > 600, abs(vx) > 2 * abs(vy) else { return }
             self.step(vx < 0 ? 1 : -1)
-            return false
         }
         gtk_event_controller_set_propagation_phase(cast(swipe), GTK_PHASE_CAPTURE)  // as the pinch
         gtk_widget_add_controller(overlay, cast(swipe))
