@@ -81,7 +81,10 @@ struct VideoTests {
         try session.key("k")
         var playing = -1.0
         #expect(try waitFor(seconds: 30) { playing = try Self.position(session) ?? -1; return playing > at + 0.3 }, "from \(at): \(playing)")
-        #expect(try button("Pause"), "the play button does not say Pause while playing")
+        // The button's accessible name follows the state on the app's next turn: waited for.
+        let saysPause = try waitFor(seconds: 30) { try button("Pause") }
+        let now = try Self.position(session) ?? -1
+        #expect(saysPause, "the play button does not say Pause while playing (at \(now) s of \(length))")
         // The shortcuts window (Ctrl+?) says so.
         try session.key("ctrl+question")
         #expect(try AppStateTests.shows(session, "Play or pause a video"))
