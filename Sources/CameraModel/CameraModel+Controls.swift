@@ -24,7 +24,6 @@ extension CameraModel {
             return values
         }.value
         controlValues = values
-        changed()
     }
 
     /// Sets a control (off the main thread); a value the camera refuses is said in a toast and the
@@ -44,7 +43,7 @@ extension CameraModel {
                 }
             }.value
             if let failure {
-                onToast(CameraWords.translate("The camera refused the setting: %@", CameraWords.reason(failure)))
+                toast(CameraWords.translate("The camera refused the setting: %@", CameraWords.reason(failure)))
                 await refreshControlValues()
             }
         }
@@ -74,7 +73,6 @@ extension CameraModel {
     /// Chooses the photo size (nil: the largest), remembered.
     public func setPhotoSize(_ size: CaptureDevice.Dimensions?) {
         preferences.setString(PreferenceKey.photoSize, size.map { "\($0.width)x\($0.height)" } ?? "")
-        changed()
     }
 
     /// The video modes the camera streams (size and frame rate), largest and fastest first; at
@@ -100,7 +98,6 @@ extension CameraModel {
     public func setVideoMode(_ mode: VideoMode?) {
         guard !isRecording else { return }
         preferences.setString(PreferenceKey.videoSize, mode?.description ?? "")
-        changed()
         Task { await applyVideoMode() }
     }
 
@@ -140,7 +137,7 @@ extension CameraModel {
                 return error
             }
         }.value
-        if let failure { onToast(CameraWords.translate("The video size could not be set: %@", CameraWords.reason(failure))) }
+        if let failure { toast(CameraWords.translate("The video size could not be set: %@", CameraWords.reason(failure))) }
     }
 }
 

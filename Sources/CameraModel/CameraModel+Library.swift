@@ -27,7 +27,6 @@ extension CameraModel {
                 if self.newestItem == nil, let newest = try? await library.assets(limit: 1).first {
                     self.newestItem = newest.path
                     self.newestThumbnail = try? await library.thumbnail(for: newest.id, size: .normal)
-                    self.changed()
                 }
                 return library
             case let .failure(error):

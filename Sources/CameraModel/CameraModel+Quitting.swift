@@ -19,7 +19,6 @@ extension CameraModel {
             self.countdownTask = nil
             if self.countdownRemaining != nil {
                 self.countdownRemaining = nil
-                self.changed()
             }
             self.retryTask?.cancel()
             // A recording still starting completes first, then stops (and is saved).

@@ -26,7 +26,7 @@ extension CameraModel {
         recordingPhase = .starting
         stopWhenStarted = false
         guard let library = await openLibrary() else {
-            if let error = libraryError { onToast(CameraWords.translate("The video could not be started: %@", CameraWords.reason(error))) }
+            if let error = libraryError { toast(CameraWords.translate("The video could not be started: %@", CameraWords.reason(error))) }
             recordingPhase = .idle
             return
         }
@@ -35,7 +35,6 @@ extension CameraModel {
         clock_gettime(CLOCK_REALTIME, &clock)
         let now = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9
         isRecording = true
-        changed()
         let wanted = preferences.string(PreferenceKey.microphone)
         let movies = self.movies
         let started = await Task.detached { () -> (AudioDataOutput?, CaptureError?, CaptureError?) in
@@ -77,20 +76,18 @@ extension CameraModel {
         if let failure = started.2 {
             isRecording = false
             recordingPhase = .idle
-            changed()
-            onToast(CameraWords.translate("The video could not be started: %@", CameraWords.reason(failure)))
+            toast(CameraWords.translate("The video could not be started: %@", CameraWords.reason(failure)))
             return
         }
         sound = started.0
         if started.1 != nil, !saidNoMicrophone {
             saidNoMicrophone = true
-            onToast(L("No microphone: the video is recorded without sound."))
+            toast(L("No microphone: the video is recorded without sound."))
         }
         recordingPhase = .recording
         recordingTicket = ticket
         isRecordingPaused = false
-        onInhibitSuspend(true)
-        changed()
+        inhibitsSuspend = true
         if stopWhenStarted { await stopRecording() }
     }
 
@@ -117,14 +114,13 @@ extension CameraModel {
         sound = nil
         isRecording = false
         isRecordingPaused = false
-        onInhibitSuspend(false)
-        changed()
+        inhibitsSuspend = false
         if let error = movies.lastError, !(error.isLimit) {
-            onToast(CameraWords.translate("The video stopped early: %@", CameraWords.reason(error)))
+            toast(CameraWords.translate("The video stopped early: %@", CameraWords.reason(error)))
         }
         guard let summary, summary.frameCount > 0 else { return }
         guard let library = await openLibrary() else {
-            if let error = libraryError { onToast(CameraWords.translate("The video was not added to the library: %@", CameraWords.reason(error))) }
+            if let error = libraryError { toast(CameraWords.translate("The video was not added to the library: %@", CameraWords.reason(error))) }
             return
         }
         do {
@@ -135,9 +131,8 @@ extension CameraModel {
             } else {
                 newestItem = summary.path
             }
-            changed()
         } catch {
-            onToast(CameraWords.translate("The video was not added to the library: %@", CameraWords.reason(error)))
+            toast(CameraWords.translate("The video was not added to the library: %@", CameraWords.reason(error)))
         }
     }
 
@@ -151,7 +146,6 @@ extension CameraModel {
         guard recordingPhase == .recording else { return }
         if isRecordingPaused { movies.resumeRecording() } else { movies.pauseRecording() }
         isRecordingPaused.toggle()
-        changed()
     }
 
     /// Seconds recorded so far (paused time excluded).

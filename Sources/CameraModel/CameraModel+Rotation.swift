@@ -20,7 +20,6 @@ extension CameraModel {
                 guard let self, !Task.isCancelled else { return }
                 self.deviceAngles = angles
                 self.applyRotation()
-                self.changed()
             }
         }
     }

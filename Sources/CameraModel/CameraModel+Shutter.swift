@@ -67,7 +67,6 @@ extension CameraModel {
         countdownTask = nil
         if countdownRemaining != nil {
             countdownRemaining = nil
-            changed()
         }
     }
 
@@ -82,12 +81,10 @@ extension CameraModel {
             guard let self else { return }
             for left in stride(from: seconds, to: 0, by: -1) {
                 self.countdownRemaining = left
-                self.changed()
                 try? await Task.sleep(for: .seconds(1))
                 if Task.isCancelled { return }
             }
             self.countdownRemaining = nil
-            self.changed()
             self.countdownTask = nil
             // A self-timer cancelled by Escape or by quitting took no photo.
             guard !self.isQuitting else { return }
@@ -99,14 +96,12 @@ extension CameraModel {
     /// saved (or held for confirmation).
     private func capture(count: Int, ticket: WorkInFlight.Ticket) {
         isCapturing = true
-        changed()
         Task {
             for _ in 0..<count {
                 guard screen == .preview else { break }
                 await takePhoto(ticket)
             }
             isCapturing = false
-            changed()
             ticket.end()
         }
     }
@@ -115,7 +110,7 @@ extension CameraModel {
     /// the library, or holds it for Save / Cancel, under `ticket` (the shutter press's).
     func takePhoto(_ ticket: WorkInFlight.Ticket) async {
         assert(!ticket.isEnded, "a photo is taken outside its work in flight")
-        onShutter()
+        events.send(.shutter)
         let settings = PhotoSettings(maxPhotoDimensions: Self.dimensions(preferences.string(PreferenceKey.photoSize)), flashMode: flash.mode)
         let photos = self.photos
         let filter = self.filter
@@ -136,7 +131,7 @@ extension CameraModel {
                 await save(photo: data, ticket)
             }
         case let .failure(error):
-            onToast(CameraWords.translate("The photo could not be taken: %@", CameraWords.reason(error)))
+            toast(CameraWords.translate("The photo could not be taken: %@", CameraWords.reason(error)))
         }
     }
 
@@ -157,7 +152,6 @@ extension CameraModel {
     /// waits (a burst) wait behind it, each shown in turn.
     func holdForConfirmation(_ data: [UInt8]) {
         pendingPhotos.append(data)
-        changed()
     }
 
     /// "Save" on the photo shown for confirmation: the next one waiting is shown.
@@ -165,7 +159,6 @@ extension CameraModel {
         guard !pendingPhotos.isEmpty else { return }
         let data = pendingPhotos.removeFirst()
         let ticket = work.begin(.save)
-        changed()
         Task {
             await save(photo: data, ticket)
             ticket.end()
@@ -179,15 +172,14 @@ extension CameraModel {
     }
 
     /// "Cancel" on the photo shown for confirmation: nothing is written anywhere, and the photo
-    /// is kept in memory for Undo (`undoDiscard`), which `onPhotoDiscarded` offers: the action
+    /// is kept in memory for Undo (`undoDiscard`), which the `photoDiscarded` event offers: the action
     /// can come from another program over D-Bus, and a photo must not go without the person
     /// seeing it.
     public func discardPendingPhoto() {
         guard !pendingPhotos.isEmpty else { return }
         discardedPhotos.append(pendingPhotos.removeFirst())
         if discardedPhotos.count > Self.undoablePhotos { discardedPhotos.removeFirst() }
-        changed()
-        onPhotoDiscarded()
+        events.send(.photoDiscarded)
     }
 
     /// Discards every photo waiting for confirmation (the person chose Discard when asked at quit).
@@ -200,7 +192,6 @@ extension CameraModel {
     public func undoDiscard() {
         guard let data = discardedPhotos.popLast() else { return }
         pendingPhotos.insert(data, at: 0)
-        changed()
     }
 
     /// How many discarded photos Undo can bring back (the newest ones).
@@ -211,17 +202,16 @@ extension CameraModel {
     private func save(photo data: [UInt8], _ ticket: WorkInFlight.Ticket) async {
         assert(!ticket.isEnded, "a photo is saved outside its work in flight")
         guard let library = await openLibrary() else {
-            if let error = libraryError { onToast(CameraWords.translate("The photo was not saved: %@", CameraWords.reason(error))) }
+            if let error = libraryError { toast(CameraWords.translate("The photo was not saved: %@", CameraWords.reason(error))) }
             return
         }
         do {
             let asset = try await library.addPhoto(data: data)
-            onPhotoSaved(asset.path)
+            events.send(.photoSaved(asset.path))
             newestItem = asset.path
             newestThumbnail = try? await library.thumbnail(for: asset.id, size: .normal)
-            changed()
         } catch {
-            onToast(CameraWords.translate("The photo was not saved: %@", CameraWords.reason(error)))
+            toast(CameraWords.translate("The photo was not saved: %@", CameraWords.reason(error)))
         }
     }
 }

@@ -1,27 +1,31 @@
 import Capture
 import Glibc
 import Media
+import Observation
 import PhotoLibrary
 
 /// The camera window's state and everything it does, free of GTK: it owns the capture session
 /// and the photo library, and the views draw what it holds and call its methods (as AVCam's
 /// `CameraModel`). It lives on the main actor, which in the app is the GLib main loop; every call
 /// that waits on a device, the disk or another thread runs elsewhere and comes back here.
+///
+/// Views observe it: what they read inside `observe { … }` redraws them when it changes
+/// (`@Observable`); what happens once (a toast, the shutter's blink) comes through `events`.
 @MainActor
+@Observable
 public final class CameraModel {
     // MARK: State the views draw
 
     /// What fills the window.
     public internal(set) var screen: CameraScreen = .starting {
         didSet {
-            if screen != oldValue { changed() }
             // A shutter asked for from outside while the camera was not showing its picture
             // (`shutterWhenReady`): pressed once the preview runs, forgotten if a page says why it cannot.
             settleWaitingShutter()
         }
     }
     /// Held by `shutterWhenReady` until the camera shows its picture or cannot.
-    var waitingShutter: WorkInFlight.Ticket?
+    @ObservationIgnored var waitingShutter: WorkInFlight.Ticket?
     /// The cameras the app offers (real ones; the test cameras when chosen), in discovery order.
     public private(set) var cameras: [CaptureDevice] = []
     /// The camera in use.
@@ -56,7 +60,7 @@ public final class CameraModel {
     /// The photo shown for Save or Cancel (the first waiting).
     public var pendingPhoto: [UInt8]? { pendingPhotos.first }
     /// Photos discarded from the confirmation, newest last, for Undo.
-    var discardedPhotos: [[UInt8]] = []
+    @ObservationIgnored var discardedPhotos: [[UInt8]] = []
     /// The app is quitting (or its window went): no new shutter, recording or import starts;
     /// what is in flight finishes.
     public internal(set) var isQuitting = false
@@ -68,28 +72,21 @@ public final class CameraModel {
     /// app was started with PINHOLE_TEST_CAMERA=1).
     public private(set) var usesTestCameras: Bool
 
-    // MARK: What the views hook into
+    /// The window is white at full brightness while a photo is taken ("screen flash").
+    public internal(set) var isScreenFlashOn = false
+    /// The system should not suspend: a recording is running.
+    public internal(set) var inhibitsSuspend = false
 
-    /// Called after any state above changed.
-    public var onChange: () -> Void = {}
-    /// A one-line message for a toast.
-    public var onToast: (String) -> Void = { _ in }
-    /// The shutter fired: a visual flash and the shutter sound.
-    public var onShutter: () -> Void = {}
-    /// Turn the screen flash on or off (white, full brightness) while a photo is taken.
-    public var onScreenFlash: (Bool) -> Void = { _ in }
-    /// A photo was saved into the library (its path).
-    public var onPhotoSaved: (String) -> Void = { _ in }
-    /// A photo waiting for confirmation was discarded: offer Undo (`undoDiscard`).
-    public var onPhotoDiscarded: () -> Void = {}
-    /// Keep the system from suspending (true) or let it (false): a recording is running.
-    public var onInhibitSuspend: (Bool) -> Void = { _ in }
+    // MARK: What happens once
+
+    /// A toast to show, the shutter's blink and sound, a photo saved or discarded.
+    public let events = Broadcast<CameraEvent>()
     /// The newest frame for the preview (filled on the camera's side, read by the view).
     public let mailbox = FrameMailbox()
     /// The gallery page's state (over the same library).
-    public private(set) lazy var gallery = GalleryModel(work: work) { [unowned self] in await self.openLibrary() }
+    @ObservationIgnored public private(set) lazy var gallery = GalleryModel(work: work) { [unowned self] in await self.openLibrary() }
     /// Imports files and folders into the same library (Import…, files dropped on the window).
-    public private(set) lazy var importer = LibraryImport(work: work) { [unowned self] () async -> Result<PhotoLibrary, LibraryError> in
+    @ObservationIgnored public private(set) lazy var importer = LibraryImport(work: work) { [unowned self] () async -> Result<PhotoLibrary, LibraryError> in
         if let library = await self.openLibrary() { return .success(library) }
         return .failure(self.libraryError ?? .index("the library did not open"))
     }
@@ -104,29 +101,31 @@ public final class CameraModel {
     let movies = MovieFileOutput()
     let preview: PreviewSink
     let libraryLocation: LibraryLocation
-    var library: PhotoLibrary?
-    var libraryError: LibraryError?
+    @ObservationIgnored var library: PhotoLibrary?
+    @ObservationIgnored var libraryError: LibraryError?
     /// The library's opening while it is under way, shared by every caller that waits for it.
-    var opening: Task<PhotoLibrary?, Never>?
-    var sound: AudioDataOutput?
+    @ObservationIgnored var opening: Task<PhotoLibrary?, Never>?
+    @ObservationIgnored var sound: AudioDataOutput?
     /// Where a recording is in its life: a stop asked for while it starts is kept for when it has.
     enum RecordingPhase { case idle, starting, recording, stopping }
-    var recordingPhase = RecordingPhase.idle
-    var stopWhenStarted = false
+    @ObservationIgnored var recordingPhase = RecordingPhase.idle
+    @ObservationIgnored var stopWhenStarted = false
     /// The running recording's work in flight, ended when its movie is indexed.
-    var recordingTicket: WorkInFlight.Ticket?
-    var saidNoMicrophone = false
-    var countdownTask: Task<Void, Never>?
-    var retryTask: Task<Void, Never>?
-    private var watchers: [Task<Void, Never>] = []
-    var wantsCamera = true
+    @ObservationIgnored var recordingTicket: WorkInFlight.Ticket?
+    @ObservationIgnored var saidNoMicrophone = false
+    @ObservationIgnored var countdownTask: Task<Void, Never>?
+    @ObservationIgnored var retryTask: Task<Void, Never>?
+    @ObservationIgnored private var watchers: [Task<Void, Never>] = []
+    @ObservationIgnored var wantsCamera = true
     /// Whether `start()` has run.
-    private var started = false
-    var generation = 0
+    @ObservationIgnored private var started = false
+    @ObservationIgnored var generation = 0
+    /// The model's following of `preferences.changes`.
+    @ObservationIgnored private var preferenceWatch: Subscription?
     /// Follows the accelerometer for the camera in use (see CameraModel+Rotation).
-    var rotationTask: Task<Void, Never>?
+    @ObservationIgnored var rotationTask: Task<Void, Never>?
     /// The angles from the accelerometer for the camera in use (0, 0 without one).
-    var deviceAngles = RotationCoordinator.Angles(preview: 0, capture: 0)
+    @ObservationIgnored var deviceAngles = RotationCoordinator.Angles(preview: 0, capture: 0)
 
     /// A model over `library` (the user's by default) with `preferences`; `testCameras` offers the
     /// virtual cameras from the start. Nothing is opened until `start()`.
@@ -147,9 +146,10 @@ public final class CameraModel {
         session.addOutput(photos)
         session.addOutput(movies)
         applyMirroring()
+        preferenceWatch = preferences.changes.subscribe { [weak self] key in self?.preferenceChanged(key) }
         photos.screenFlash.withLock { handler in
             handler = { [weak self] on in
-                await MainActor.run { self?.onScreenFlash(on) }
+                await MainActor.run { self?.isScreenFlashOn = on }
                 // Let the white window reach the screen (and the scene) before the frame is taken.
                 if on { try? await Task.sleep(for: .milliseconds(250)) }
             }
@@ -174,7 +174,7 @@ public final class CameraModel {
         }
         Task {
             if await openLibrary() == nil, let error = libraryError {
-                onToast(CameraWords.translate("The photo library cannot be opened: %@", CameraWords.reason(error)))
+                toast(CameraWords.translate("The photo library cannot be opened: %@", CameraWords.reason(error)))
             }
         }
         watchSession()
@@ -182,7 +182,6 @@ public final class CameraModel {
         Task {
             let opened = await opening.value
             cameras = opened.cameras
-            changed()
             if let device = opened.device, let result = opened.result {
                 await finishStart(device, result: result, attempt: attempt)
             } else if attempt == generation {
@@ -216,7 +215,6 @@ public final class CameraModel {
         let includeTest = usesTestCameras
         let found = await Task.detached { CameraModel.usableCameras(includeTest: includeTest) }.value
         cameras = found
-        changed()
     }
 
     /// The camera to open: the one used last when present, else a back camera, else the first.
@@ -280,7 +278,6 @@ public final class CameraModel {
             screen = CameraWords.screen(for: error, busyHolder: holder)
             if case .busy = screen { retryWhileBusy() }
         }
-        changed()
     }
 
     /// Tries again (the Retry button), or by itself every two seconds while the camera is busy.
@@ -331,11 +328,9 @@ public final class CameraModel {
         case .interrupted(.deviceDisconnected):
             isDisconnected = true
             if isRecording { Task { await stopRecording() } }
-            changed()
         case .interruptionEnded:
             isDisconnected = false
             screen = .preview
-            changed()
         case let .runtimeError(error):
             if isRecording { Task { await stopRecording() } }
             screen = CameraWords.screen(for: error)
@@ -363,28 +358,24 @@ public final class CameraModel {
         guard !isRecording, mode != self.mode else { return }
         self.mode = mode
         preferences.setString(PreferenceKey.mode, mode.rawValue)
-        changed()
     }
 
     /// Flash off / on / auto (remembered).
     public func setFlash(_ flash: FlashSetting) {
         self.flash = flash
         preferences.setString(PreferenceKey.flash, flash.rawValue)
-        changed()
     }
 
     /// Self-timer seconds: 0, 3, 5 or 10 (remembered).
     public func setCountdown(_ seconds: Int) {
         countdown = [0, 3, 5, 10].contains(seconds) ? seconds : 0
         preferences.setInt(PreferenceKey.countdown, countdown)
-        changed()
     }
 
     /// Shows or hides the grid (remembered).
     public func setGrid(_ shown: Bool) {
         showsGrid = shown
         preferences.setBool(PreferenceKey.grid, shown)
-        changed()
     }
 
     /// The live filter (remembered): shown in the preview and applied to saved photos.
@@ -392,7 +383,6 @@ public final class CameraModel {
         self.filter = filter
         applyFilter()
         preferences.setString(PreferenceKey.filter, filter.rawValue)
-        changed()
     }
 
     /// Gives the preview the current filter and the frame format it needs.
@@ -408,10 +398,30 @@ public final class CameraModel {
         await Task.detached { Microphone.DiscoverySession().devices }.value
     }
 
-    /// Re-reads preferences that change how the camera works (mirroring).
-    public func preferencesChanged() {
-        applyMirroring()
-        changed()
+    /// Follows a preference changed outside the model (the preferences window, `gsettings set`):
+    /// mirroring is applied, and a choice the header shows is taken (the mode only while not
+    /// recording). A change the model made itself reads back what it holds and does nothing.
+    func preferenceChanged(_ key: String) {
+        switch key {
+        case PreferenceKey.mirrorFront:
+            applyMirroring()
+        case PreferenceKey.mode:
+            if let stored = CaptureMode(rawValue: preferences.string(key)), stored != mode, !isRecording { mode = stored }
+        case PreferenceKey.flash:
+            if let stored = FlashSetting(rawValue: preferences.string(key)), stored != flash { flash = stored }
+        case PreferenceKey.countdown:
+            let stored = preferences.int(key)
+            if [0, 3, 5, 10].contains(stored), stored != countdown { countdown = stored }
+        case PreferenceKey.grid:
+            if preferences.bool(key) != showsGrid { showsGrid = preferences.bool(key) }
+        case PreferenceKey.filter:
+            if let stored = LiveFilter(rawValue: preferences.string(key)), stored != filter {
+                filter = stored
+                applyFilter()
+            }
+        default:
+            break
+        }
     }
 
     // MARK: Helpers
@@ -434,5 +444,18 @@ public final class CameraModel {
     /// Frames the preview output dropped because the previous one was still being handled.
     public var previewDroppedFrames: Int { video.droppedFrameCount }
 
-    func changed() { onChange() }
+    /// Asks the views for a toast with `text`.
+    func toast(_ text: String) { events.send(.toast(text)) }
+}
+
+/// What the camera model tells its views once (state they draw is observed instead).
+public enum CameraEvent: Sendable, Equatable {
+    /// A one-line message for a toast.
+    case toast(String)
+    /// The shutter fired: a visual blink and the shutter sound.
+    case shutter
+    /// A photo was saved into the library (its path).
+    case photoSaved(String)
+    /// A photo waiting for confirmation was discarded: offer Undo (`undoDiscard`).
+    case photoDiscarded
 }

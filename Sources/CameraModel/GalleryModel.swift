@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import PhotoLibrary
 
 /// Which items the gallery shows.
@@ -30,9 +31,11 @@ public enum GalleryFilter: Hashable, Sendable {
 
 /// The gallery's state, free of GTK: the library's items newest first, kept live from the
 /// library's change stream (the camera page, `pinhole snap` in a terminal, a file manager), and
-/// their thumbnails' paths. The view shows `items` and is told how they changed as one splice,
-/// so it keeps its scroll position and selection.
+/// their thumbnails' paths. The view shows `items` and is told how they changed as one splice
+/// (`splices`), so it keeps its scroll position and selection; the albums and the filter are
+/// observed (`observe`).
 @MainActor
+@Observable
 public final class GalleryModel {
     /// The items shown, newest first.
     public private(set) var items: [Asset] = []
@@ -42,22 +45,18 @@ public final class GalleryModel {
     public private(set) var albums: [(name: String, count: Int)] = []
     /// Each album's cover (its chosen item, else its newest), by album name; an empty album has none.
     public private(set) var albumCovers: [String: Asset] = [:]
-    /// The albums changed (names, sizes or covers).
-    public var onAlbumsChange: () -> Void = {}
-    /// The filter changed (an album shown was renamed or deleted, so the gallery shows all).
-    public var onFilterChange: () -> Void = {}
-    /// The items changed: `removing` items from `at` were replaced by `inserting` new ones.
-    public var onSplice: (_ at: Int, _ removing: Int, _ inserting: Int) -> Void = { _, _, _ in }
+    /// How the items changed, one splice at a time.
+    public let splices = Broadcast<GallerySplice>()
     /// The library could not be read (one line, for a toast).
-    public var onError: (String) -> Void = { _ in }
+    public let errors = Broadcast<String>()
 
     /// The only kind of item shown, whatever the filter (a picker for photos); nil shows both.
     public let mediaType: Asset.MediaType?
-    private let open: @MainActor () async -> PhotoLibrary?
+    @ObservationIgnored private let open: @MainActor () async -> PhotoLibrary?
     /// The model's work in flight: a Save As holds the app until its copy is written.
-    private let work: WorkInFlight
-    private var library: PhotoLibrary?
-    private var watcher: Task<Void, Never>?
+    @ObservationIgnored private let work: WorkInFlight
+    @ObservationIgnored private var library: PhotoLibrary?
+    @ObservationIgnored private var watcher: Task<Void, Never>?
 
     /// A gallery over the library `open` gives (opened on first use), of `mediaType`'s items only
     /// when given; its Save As copies are registered in `work`.
@@ -92,7 +91,6 @@ public final class GalleryModel {
     public func setFilter(_ filter: GalleryFilter) {
         guard filter != self.filter else { return }
         self.filter = filter
-        onFilterChange()
         Task { await reload() }
     }
 
@@ -108,11 +106,9 @@ public final class GalleryModel {
                 || covers.mapValues(\.id) != albumCovers.mapValues(\.id) {
                 self.albums = albums
                 albumCovers = covers
-                onAlbumsChange()
             }
             if case let .album(name) = filter, !albums.contains(where: { $0.name == name }) {
                 filter = .all
-                onFilterChange()
             }
             let filter = self.filter
             let kind = mediaType ?? (filter == .photos ? .photo : filter == .videos ? .video : nil)
@@ -122,7 +118,7 @@ public final class GalleryModel {
                 apply(try await library.assets(mediaType: kind, favoritesOnly: filter == .favorites))
             }
         } catch {
-            onError(CameraWords.translate("The photo library cannot be read: %@", CameraWords.reason(error)))
+            errors.send(CameraWords.translate("The photo library cannot be read: %@", CameraWords.reason(error)))
         }
     }
 
@@ -136,7 +132,7 @@ public final class GalleryModel {
         while end < old.count - start, end < fresh.count - start, old[old.count - 1 - end] == fresh[fresh.count - 1 - end] { end += 1 }
         let removing = old.count - start - end, inserting = fresh.count - start - end
         items = fresh
-        if removing > 0 || inserting > 0 { onSplice(start, removing, inserting) }
+        if removing > 0 || inserting > 0 { splices.send(GallerySplice(at: start, removing: removing, inserting: inserting)) }
     }
 
     /// Items moved to the Trash by the last delete (what Undo restores).
@@ -148,7 +144,7 @@ public final class GalleryModel {
         do throws(LibraryError) {
             try await library.setFavorite(favorite, ids: [asset.id])
         } catch {
-            onError(CameraWords.translate("The favourite could not be saved: %@", CameraWords.reason(error)))
+            errors.send(CameraWords.translate("The favourite could not be saved: %@", CameraWords.reason(error)))
         }
         await reload()
     }
@@ -161,7 +157,7 @@ public final class GalleryModel {
         do throws(LibraryError) {
             try await library.delete(ids: ids)
         } catch {
-            onError(CameraWords.translate("It could not be moved to the Trash: %@", CameraWords.reason(error)))
+            errors.send(CameraWords.translate("It could not be moved to the Trash: %@", CameraWords.reason(error)))
             return false
         }
         lastDeleted = ids
@@ -209,7 +205,7 @@ public final class GalleryModel {
         do throws(LibraryError) {
             try await change(library)
         } catch {
-            onError(CameraWords.translate("The album could not be changed: %@", CameraWords.reason(error)))
+            errors.send(CameraWords.translate("The album could not be changed: %@", CameraWords.reason(error)))
             return false
         }
         await reload()
@@ -217,7 +213,7 @@ public final class GalleryModel {
     }
 
     /// Writes a copy of the item to `path` (Save As), without its location when asked, as work
-    /// in flight registered before this suspends; true when written, else the reason goes to `onError`.
+    /// in flight registered before this suspends; true when written, else the reason goes to `errors`.
     public func export(_ asset: Asset, to path: String, removingLocation: Bool) async -> Bool {
         let ticket = work.begin(.export)
         defer { ticket.end() }
@@ -232,7 +228,7 @@ public final class GalleryModel {
             try await library.export(id: asset.id, toFile: path, stripLocation: removingLocation)
             return true
         } catch {
-            onError(CameraWords.translate("It could not be saved: %@", CameraWords.reason(error)))
+            errors.send(CameraWords.translate("It could not be saved: %@", CameraWords.reason(error)))
             return false
         }
     }
@@ -245,7 +241,7 @@ public final class GalleryModel {
         do throws(LibraryError) {
             _ = try await library.restore(ids: ids)
         } catch {
-            onError(CameraWords.translate("It could not be restored from the Trash: %@", CameraWords.reason(error)))
+            errors.send(CameraWords.translate("It could not be restored from the Trash: %@", CameraWords.reason(error)))
         }
         await reload()
     }
@@ -260,7 +256,7 @@ public final class GalleryModel {
         do throws(LibraryError) {
             trashed = try await library.trashedAssets()
         } catch {
-            onError(CameraWords.translate("The Trash cannot be read: %@", CameraWords.reason(error)))
+            errors.send(CameraWords.translate("The Trash cannot be read: %@", CameraWords.reason(error)))
         }
     }
 
@@ -271,7 +267,7 @@ public final class GalleryModel {
         do throws(LibraryError) {
             _ = try await library.restore(ids: ids)
         } catch {
-            onError(CameraWords.translate("It could not be restored from the Trash: %@", CameraWords.reason(error)))
+            errors.send(CameraWords.translate("It could not be restored from the Trash: %@", CameraWords.reason(error)))
             await loadTrashed()
             return false
         }
@@ -287,7 +283,7 @@ public final class GalleryModel {
         do throws(LibraryError) {
             try await library.deletePermanently(ids: ids)
         } catch {
-            onError(CameraWords.translate("It could not be deleted: %@", CameraWords.reason(error)))
+            errors.send(CameraWords.translate("It could not be deleted: %@", CameraWords.reason(error)))
             await loadTrashed()
             return false
         }
@@ -321,4 +317,14 @@ public final class GalleryModel {
         let whole = Int(seconds.rounded())
         return whole >= 3600 ? String(format: "%d:%02d:%02d", whole / 3600, whole / 60 % 60, whole % 60) : String(format: "%d:%02d", whole / 60, whole % 60)
     }
+}
+
+/// One change of a list's items: `removing` items from `at` were replaced by `inserting` new ones.
+public struct GallerySplice: Sendable, Equatable {
+    /// Where the change starts.
+    public let at: Int
+    /// How many items went.
+    public let removing: Int
+    /// How many items came in their place.
+    public let inserting: Int
 }

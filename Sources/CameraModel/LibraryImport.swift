@@ -27,11 +27,12 @@ public final class LibraryImport {
     public private(set) var isCancelling = false
 
     /// The progress changed (or the import started or ended): read `done`, `total`, `showsProgress`.
-    public var onProgress: () -> Void = {}
+    /// Sent after every file, so a view can follow each step.
+    public let progress = Broadcast<Void>()
     /// A line for a toast (the report's messages, in order).
-    public var onMessage: (String) -> Void = { _ in }
+    public let messages = Broadcast<String>()
     /// The import ended, with what it did.
-    public var onFinish: (ImportReport) -> Void = { _ in }
+    public let finished = Broadcast<ImportReport>()
 
     /// Opens the library (or says why it cannot be).
     private let open: @MainActor () async -> Result<PhotoLibrary, LibraryError>
@@ -63,13 +64,13 @@ public final class LibraryImport {
         if ticket == nil { ticket = work.begin(.importing) }
         walking += 1
         let asked = generation
-        onProgress()
+        progress.send(())
         Task {
             // Walking a large folder takes a while: off the main thread.
             let found = await Task.detached { ImportSource.find(items) }.value
             walking -= 1
             guard asked == generation else {
-                if !isRunning { onProgress() }
+                if !isRunning { progress.send(()) }
                 return
             }
             report.refused += found.refused
@@ -77,7 +78,7 @@ public final class LibraryImport {
             queue += found.files
             total += found.files.count + found.refused.count
             done += found.refused.count
-            onProgress()
+            progress.send(())
             if job == nil, let ticket { job = Task { await run(ticket) } }
         }
     }
@@ -89,7 +90,7 @@ public final class LibraryImport {
         generation += 1
         report.cancelled = true
         queue.removeAll()
-        onProgress()
+        progress.send(())
         // Only walks were under way: nothing else will end the import.
         if job == nil, let ticket { job = Task { await run(ticket) } }
     }
@@ -135,7 +136,7 @@ public final class LibraryImport {
                 }
             }
             done += 1
-            onProgress()
+            progress.send(())
         }
         job = nil
         if walking == 0 || isCancelling { finish() }
@@ -152,9 +153,9 @@ public final class LibraryImport {
         isCancelling = false
         ticket?.end()
         ticket = nil
-        onProgress()
-        for line in ended.messages { onMessage(line) }
-        onFinish(ended)
+        progress.send(())
+        for line in ended.messages { messages.send(line) }
+        finished.send(ended)
     }
 }
 

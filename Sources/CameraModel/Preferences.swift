@@ -14,6 +14,9 @@ public protocol PreferenceStore: AnyObject {
     func int(_ key: String) -> Int
     /// Stores an integer.
     func setInt(_ key: String, _ value: Int)
+    /// The key of every value that changed, whoever changed it (the app, a bound widget,
+    /// `gsettings set` in a terminal): the model follows it.
+    var changes: Broadcast<String> { get }
 }
 
 /// The preference keys (the GSettings schema `io.github.pinhole.Camera` has one key each).
@@ -60,10 +63,19 @@ public final class MemoryPreferences: PreferenceStore {
         values.merge(overrides) { $1 }
     }
 
+    /// Keys whose value was set.
+    public let changes = Broadcast<String>()
+
     public func string(_ key: String) -> String { values[key] as? String ?? "" }
-    public func setString(_ key: String, _ value: String) { values[key] = value }
+    public func setString(_ key: String, _ value: String) { set(key, value) }
     public func bool(_ key: String) -> Bool { values[key] as? Bool ?? false }
-    public func setBool(_ key: String, _ value: Bool) { values[key] = value }
+    public func setBool(_ key: String, _ value: Bool) { set(key, value) }
     public func int(_ key: String) -> Int { values[key] as? Int ?? 0 }
-    public func setInt(_ key: String, _ value: Int) { values[key] = value }
+    public func setInt(_ key: String, _ value: Int) { set(key, value) }
+
+    /// Stores `value` and says so.
+    private func set(_ key: String, _ value: Any) {
+        values[key] = value
+        changes.send(key)
+    }
 }

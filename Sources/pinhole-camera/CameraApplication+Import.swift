@@ -12,7 +12,9 @@ extension CameraApplication {
     /// window `window` gives (nil before the first activation).
     func addImportActions(_ map: UnsafeMutableRawPointer, model: CameraModel, window: @escaping @MainActor () -> CameraWindow?) {
         let importer = model.importer
-        importer.onMessage = { text in window()?.toast(text) }
+        subscriptions.append(importer.messages.subscribe { text in
+            if let window = window() { window.toast(text) } else { journal(text) }
+        })
         addAction(map, "import") { _ in ImportChooser.present(folders: false, parent: window()?.window) }
         addAction(map, "import-folder") { _ in ImportChooser.present(folders: true, parent: window()?.window) }
         addListAction(map, "import-files") { items in

@@ -14,6 +14,8 @@ final class CameraApplication {
     let app: UnsafeMutablePointer<AdwApplication>
     /// The camera window (nil before the first activation and once it is gone).
     var window: CameraWindow?
+    /// What the application follows in the model (cancelled with it: never before quitting).
+    var subscriptions: [Subscription] = []
     /// A quit has begun: windows are gone or going, and the process ends when work in flight has.
     var isQuitting = false
     private(set) var model: CameraModel?
@@ -104,14 +106,8 @@ final class CameraApplication {
         let location = environment["PINHOLE_LIBRARY"].map { LibraryLocation(folder: $0) } ?? .user
         let model = CameraModel(preferences: settings, library: location, testCameras: environment["PINHOLE_TEST_CAMERA"] == "1")
         self.model = model
-        model.onShutter = { [weak self] in
-            guard let self, let model = self.model else { return }
-            self.window?.preview.blink()
-            if model.preferences.bool(PreferenceKey.shutterSound) { self.sound.play() }
-        }
-        model.onInhibitSuspend = { [weak self] inhibit in self?.inhibit(inhibit) }
-        model.onPhotoSaved = { _ in BenchReport.say("photo-saved", BenchReport.now) }
-        model.onPhotoDiscarded = { [weak self] in self?.window?.toast(L("Photo discarded"), undo: "app.undo-discard", replacing: true) }
+        model.events.subscribe { [weak self] event in self?.handle(event) }.store(in: &subscriptions)
+        observe { [weak self, unowned model] in self?.inhibit(model.inhibitsSuspend) }.store(in: &subscriptions)
         // SIGTERM, SIGINT and SIGHUP (a logout, Ctrl-C in a terminal) quit as app.quit does.
         followWorkInFlight(model)
         addActions(model)
@@ -154,6 +150,22 @@ final class CameraApplication {
         if !unfinished.isEmpty { journal("quit before this work finished: " + unfinished.joined(separator: ", ")) }
     }
 
+    /// What the model tells once: the shutter's blink and sound, toasts (to the journal when no
+    /// window shows them), a photo saved (for the benchmark) or discarded (with Undo).
+    private func handle(_ event: CameraEvent) {
+        switch event {
+        case .shutter:
+            window?.preview.blink()
+            if model?.preferences.bool(PreferenceKey.shutterSound) == true { sound.play() }
+        case let .toast(text):
+            if window == nil { journal(text) }
+        case .photoSaved:
+            BenchReport.say("photo-saved", BenchReport.now)
+        case .photoDiscarded:
+            window?.toast(L("Photo discarded"), undo: "app.undo-discard", replacing: true)
+        }
+    }
+
     private func inhibit(_ on: Bool) {
         if on, inhibitCookie == 0 {
             inhibitCookie = gtk_application_inhibit(gtkApp, window.map { cast($0.window) }, GTK_APPLICATION_INHIBIT_SUSPEND, L("Recording a video"))
@@ -167,6 +179,7 @@ final class CameraApplication {
 
     private func addActions(_ model: CameraModel) {
         let map = UnsafeMutableRawPointer(app)
+        let grid = addToggleAction(map, "toggle-grid", initial: model.showsGrid) { model.setGrid(!model.showsGrid) }
         cameraActions = [
             addAction(map, "shutter") { _ in model.shutter() },
             addAction(map, "burst") { _ in model.burst() },
@@ -177,7 +190,7 @@ final class CameraApplication {
                 let steps = [0, 3, 5, 10]
                 model.setCountdown(steps[((steps.firstIndex(of: model.countdown) ?? 0) + 1) % steps.count])
             },
-            addAction(map, "toggle-grid") { _ in model.setGrid(!model.showsGrid) },
+            grid,
         ]
         // From a script, on any page: the camera page is shown and the photo taken (or the
         // recording started or stopped) once its picture runs.
@@ -191,10 +204,21 @@ final class CameraApplication {
             model.setMode(.video)
             model.shutterWhenReady()
         }
-        addAction(map, "mode", parameter: true) { value in model.setMode(CaptureMode(rawValue: value ?? "") ?? .photo) }
-        addAction(map, "flash", parameter: true) { value in model.setFlash(FlashSetting(rawValue: value ?? "") ?? .off) }
-        addAction(map, "timer", parameter: true) { value in model.setCountdown(Int(value ?? "") ?? 0) }
-        addAction(map, "filter", parameter: true) { value in model.setFilter(LiveFilter(rawValue: value ?? "") ?? .none) }
+        // The choices are stateful: menus mark the one made, the mode's toggle buttons follow it,
+        // and the state is the model's (observed), whatever changed it.
+        let mode = addChoiceAction(map, "mode", initial: model.mode.rawValue) { model.setMode(CaptureMode(rawValue: $0) ?? .photo) }
+        let flash = addChoiceAction(map, "flash", initial: model.flash.rawValue) { model.setFlash(FlashSetting(rawValue: $0) ?? .off) }
+        let timer = addChoiceAction(map, "timer", initial: String(model.countdown)) { model.setCountdown(Int($0) ?? 0) }
+        let filter = addChoiceAction(map, "filter", initial: model.filter.rawValue) { model.setFilter(LiveFilter(rawValue: $0) ?? .none) }
+        observe {
+            setState(mode, model.mode.rawValue)
+            // The mode cannot change while recording: its buttons and menu items are greyed.
+            setEnabled(mode, !model.isRecording)
+        }.store(in: &subscriptions)
+        observe { setState(flash, model.flash.rawValue) }.store(in: &subscriptions)
+        observe { setState(timer, String(model.countdown)) }.store(in: &subscriptions)
+        observe { setState(filter, model.filter.rawValue) }.store(in: &subscriptions)
+        observe { setState(grid, model.showsGrid) }.store(in: &subscriptions)
         // Escape: let go of the gallery's selection, else back from the viewer or the gallery,
         // else cancel a running self-timer.
         addAction(map, "cancel") { [weak self] _ in

@@ -242,6 +242,28 @@ final class AppSession: @unchecked Sendable {
         #expect(result.status == 0, "gapplication \(arguments): \(result.stderr)")
     }
 
+    /// Runs `gsettings` on the app's settings (its keyfile backend and schema), as a person in a
+    /// terminal would change a preference while the app runs.
+    func gsettings(_ arguments: [String]) throws {
+        let result = try runTool("gsettings", arguments, environment: environment)
+        #expect(result.status == 0, "gsettings \(arguments): \(result.stderr)")
+    }
+
+    /// What D-Bus says of the app's action `name` (org.gtk.Actions.Describe, as a menu or another
+    /// program sees it): whether it is enabled and its state in GVariant text ("'on'", "true"),
+    /// "" for an action without one; nil if the app did not answer.
+    func actionState(_ name: String) throws -> (enabled: Bool, state: String)? {
+        let result = try runTool("gdbus", ["call", "--session", "--dest", "io.github.pinhole.Camera", "--object-path", "/io/github/pinhole/Camera",
+                                           "--method", "org.gtk.Actions.Describe", name],
+                                 environment: ["DBUS_SESSION_BUS_ADDRESS": busAddress])
+        // "((true, 's', [<'on'>]),)" or "((true, '', []),)"
+        let text = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard result.status == 0, text.hasPrefix("((") else { return nil }
+        let enabled = text.hasPrefix("((true")
+        guard let open = text.range(of: "[<"), let close = text.range(of: ">]", options: .backwards) else { return (enabled, "") }
+        return (enabled, String(text[open.upperBound..<close.lowerBound]))
+    }
+
     /// The lines the app has said in toasts so far (logged as "pinhole-camera: …" on standard error).
     var toasts: [String] {
         (app?.errors ?? "").split(separator: "\n").filter { $0.hasPrefix("pinhole-camera: ") }.map { String($0.dropFirst("pinhole-camera: ".count)) }

@@ -277,6 +277,34 @@ struct AppWindowTests {
         try session.key("space")
         #expect(manager.waitForOutput(containing: "uninhibit 1"), "\(manager.output)")
     }
+
+    @Test("the choices are stateful actions: D-Bus (as menus) sees the model's flash, timer, filter, grid and mode whatever changed them; the mode is greyed while recording")
+    func statefulChoices() throws {
+        let session = try AppSession()
+        try session.launch()
+        #expect(try Self.waitForPreview(session, mirrored: true))
+        #expect(try session.actionState("flash")?.state == "'off'" && session.actionState("toggle-grid")?.state == "false")
+        try session.action("flash", "auto")
+        try session.action("timer", "5")
+        try session.action("filter", "sepia")
+        try session.key("g")
+        try session.key("v")
+        let expected = [("flash", "'auto'"), ("timer", "'5'"), ("filter", "'sepia'"), ("toggle-grid", "true"), ("mode", "'video'")]
+        let reached = try waitFor(seconds: 10) { try expected.allSatisfy { try session.actionState($0.0)?.state == $0.1 } }
+        let states = try expected.map { "\($0.0): \(try session.actionState($0.0).map { "\($0)" } ?? "no answer")" }
+        #expect(reached, "\(states)")
+        // A preference changed in a terminal reaches the model, the action and the header.
+        try session.gsettings(["set", "io.github.pinhole.Camera", "flash", "on"])
+        #expect(try waitFor(seconds: 10) { try session.actionState("flash")?.state == "'on'" }, "gsettings' flash did not reach the app")
+        #expect(try session.accessibility("print(find('Flash: On').name)").status == 0, "the flash button's name")
+        // A value the model does not take leaves the state at the model's.
+        try session.action("timer", "7")
+        #expect(try waitFor(seconds: 10) { try session.actionState("timer")?.state == "'0'" })
+        try session.key("space")
+        #expect(try waitFor(seconds: 20) { try session.actionState("mode")?.enabled == false }, "the mode stayed enabled while recording")
+        try session.key("space")
+        #expect(try waitFor(seconds: 30) { try session.actionState("mode")?.enabled == true }, "the mode stayed greyed after the recording")
+    }
 }
 }
 

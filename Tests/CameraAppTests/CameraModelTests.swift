@@ -12,27 +12,50 @@ import TestSupport
 @MainActor
 @Suite("The camera model, without a display")
 struct CameraModelTests {
+    /// Lets the main actor run what is queued on it now (an observer's redraw) and what that queues.
+    static func nextTurns() async {
+        for _ in 0..<3 { await Task { @MainActor in }.value }
+    }
+
     func model(_ preferences: MemoryPreferences = MemoryPreferences()) throws -> (CameraModel, TemporaryDirectory) {
         let folder = try TemporaryDirectory()
         return (CameraModel(preferences: preferences, library: LibraryLocation(folder: folder.path("library"))), folder)
     }
 
-    @Test("choices are written to the preference store and read back by a new model")
-    func remembered() throws {
+    @Test("choices are written to the preference store and read back by a new model; a view observing them is redrawn once per change")
+    func remembered() async throws {
         let preferences = MemoryPreferences()
         let (first, _) = try model(preferences)
-        var changes = 0
-        first.onChange = { changes += 1 }
-        first.setMode(.video)
-        first.setFlash(.auto)
-        first.setCountdown(5)
-        first.setGrid(true)
-        first.setFilter(.sepia)
-        #expect(changes == 5)
+        var shown: [String] = []
+        let watching = observe { shown.append("\(first.mode) \(first.flash) \(first.countdown) \(first.showsGrid) \(first.filter)") }
+        for change in [{ first.setMode(.video) }, { first.setFlash(.auto) }, { first.setCountdown(5) }, { first.setGrid(true) }, { first.setFilter(.sepia) }] {
+            change()
+            await Self.nextTurns()
+        }
+        #expect(shown == ["photo off 0 false none", "video off 0 false none", "video auto 0 false none", "video auto 5 false none",
+                          "video auto 5 true none", "video auto 5 true sepia"])
+        watching.cancel()
         #expect(preferences.string(PreferenceKey.mode) == "video" && preferences.string(PreferenceKey.flash) == "auto")
         #expect(preferences.int(PreferenceKey.countdown) == 5 && preferences.bool(PreferenceKey.grid) && preferences.string(PreferenceKey.filter) == "sepia")
         let (second, _) = try model(preferences)
         #expect(second.mode == .video && second.flash == .auto && second.countdown == 5 && second.showsGrid && second.filter == .sepia)
+    }
+
+    @Test("a preference changed elsewhere (the preferences window, gsettings) is followed by the model and its observers; a value it does not take is ignored")
+    func followsPreferences() async throws {
+        let preferences = MemoryPreferences()
+        let (model, _) = try model(preferences)
+        var shown: [String] = []
+        let watching = observe { shown.append("\(model.flash) \(model.showsGrid) \(model.countdown)") }
+        preferences.setString(PreferenceKey.flash, "auto")
+        preferences.setBool(PreferenceKey.grid, true)
+        await Self.nextTurns()
+        preferences.setInt(PreferenceKey.countdown, 7)
+        preferences.setString(PreferenceKey.flash, "sometimes")
+        await Self.nextTurns()
+        #expect(shown == ["off false 0", "auto true 0"])
+        #expect(model.flash == .auto && model.showsGrid && model.countdown == 0)
+        watching.cancel()
     }
 
     @Test("a self-timer other than 0, 3, 5 or 10 s is off; unknown stored values fall back to the defaults")

@@ -28,15 +28,17 @@ struct LibraryImportTests {
     static func run(_ importer: LibraryImport, _ items: [String], cancelAfter: Int? = nil) async -> (ImportReport, [String], [(Int, Int)]) {
         var lines: [String] = []
         var progress: [(Int, Int)] = []
-        importer.onMessage = { lines.append($0) }
-        importer.onProgress = {
+        var subscriptions: [Subscription] = []
+        importer.messages.subscribe { lines.append($0) }.store(in: &subscriptions)
+        importer.progress.subscribe {
             progress.append((importer.done, importer.total))
             if let cancelAfter, importer.done == cancelAfter, !importer.isCancelling { importer.cancel() }
-        }
+        }.store(in: &subscriptions)
         let report = await withCheckedContinuation { (continuation: CheckedContinuation<ImportReport, Never>) in
-            importer.onFinish = { continuation.resume(returning: $0) }
+            importer.finished.subscribe { continuation.resume(returning: $0) }.store(in: &subscriptions)
             importer.start(items)
         }
+        subscriptions.cancelAll()
         return (report, lines, progress)
     }
 

@@ -53,7 +53,8 @@ struct WorkInFlightTests {
         let folder = try TemporaryDirectory()
         let model = CameraModel(preferences: MemoryPreferences([PreferenceKey.askBeforeSaving: true]), library: LibraryLocation(folder: folder.path("library")))
         var discarded = 0
-        model.onPhotoDiscarded = { discarded += 1 }
+        let discards = model.events.subscribe { if $0 == .photoDiscarded { discarded += 1 } }
+        defer { discards.cancel() }
         // Three different photos (the library keeps one copy of identical ones).
         let photos = try (0..<3).map { shade in
             try JPEGEncoder().encode(try PixelBuffer(format: .bgra, width: 64, height: 48, bytes: [UInt8](repeating: UInt8(40 + 60 * shade), count: 64 * 48 * 4)), quality: 90)

@@ -19,6 +19,53 @@ func addAction(_ map: UnsafeMutableRawPointer, _ name: String, parameter: Bool =
     return action
 }
 
+/// Adds a stateful GAction named `name` to `map` for a choice among strings (its state is the
+/// choice, "app.flash::on" one of its values): a menu shows its items as radio items with the
+/// choice marked, and toggle buttons for its values are active when it is theirs. Activating it
+/// runs `handler` with the value asked for; the state follows what the owner then chose
+/// (`setState`), not the request, so a refused choice is never shown as made.
+@MainActor
+func addChoiceAction(_ map: UnsafeMutableRawPointer, _ name: String, initial: String, _ handler: @escaping @MainActor (String) -> Void) -> OpaquePointer {
+    let action = g_simple_action_new_stateful(name, pinhole_variant_type_string(), g_variant_new_string(initial))!
+    connect(UnsafeMutableRawPointer(action), "activate") { (argument: UnsafeMutableRawPointer?) in
+        guard let argument else { return }
+        handler(String(cString: g_variant_get_string(OpaquePointer(argument), nil)))
+    }
+    g_action_map_add_action(OpaquePointer(map), action)
+    g_object_unref(UnsafeMutableRawPointer(action))
+    return action
+}
+
+/// Adds a stateful GAction named `name` to `map` for something on or off: a menu shows a check
+/// box, a toggle button is active while it is on. Activating it runs `handler` (which turns it
+/// over in the owner); the state follows the owner (`setState`).
+@MainActor
+func addToggleAction(_ map: UnsafeMutableRawPointer, _ name: String, initial: Bool, _ handler: @escaping @MainActor () -> Void) -> OpaquePointer {
+    let action = g_simple_action_new_stateful(name, nil, g_variant_new_boolean(initial ? 1 : 0))!
+    connect(UnsafeMutableRawPointer(action), "activate") { (_: UnsafeMutableRawPointer?) in handler() }
+    g_action_map_add_action(OpaquePointer(map), action)
+    g_object_unref(UnsafeMutableRawPointer(action))
+    return action
+}
+
+/// Sets a choice action's state (its menus and buttons follow), when it changed.
+func setState(_ action: OpaquePointer, _ value: String) {
+    if let state = g_action_get_state(action) {
+        defer { g_variant_unref(state) }
+        if String(cString: g_variant_get_string(state, nil)) == value { return }
+    }
+    g_simple_action_set_state(action, g_variant_new_string(value))
+}
+
+/// Sets a toggle action's state (its menus and buttons follow), when it changed.
+func setState(_ action: OpaquePointer, _ value: Bool) {
+    if let state = g_action_get_state(action) {
+        defer { g_variant_unref(state) }
+        if (g_variant_get_boolean(state) != 0) == value { return }
+    }
+    g_simple_action_set_state(action, g_variant_new_boolean(value ? 1 : 0))
+}
+
 /// Adds a GAction named `name` to `map` that takes a list of strings (GVariant type "as":
 /// `gapplication action APP.ID import-files "['/a.jpg', '/b.mp4']"`) and runs `handler` with it.
 @MainActor

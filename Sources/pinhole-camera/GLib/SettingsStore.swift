@@ -9,6 +9,8 @@ final class SettingsStore: PreferenceStore {
     static let schemaID = "io.github.pinhole.Camera"
     private let settings: UnsafeMutablePointer<GSettings>?
     private let fallback = MemoryPreferences()
+    /// GSettings' "changed" signal, as keys.
+    private let settingsChanges = Broadcast<String>()
 
     init() {
         let source = g_settings_schema_source_get_default()
@@ -18,6 +20,24 @@ final class SettingsStore: PreferenceStore {
         } else {
             settings = nil
         }
+        if let settings {
+            connect(UnsafeMutableRawPointer(settings), "changed") { [settingsChanges] (key: UnsafeMutableRawPointer?) in
+                if let key { settingsChanges.send(String(cString: key.assumingMemoryBound(to: CChar.self))) }
+            }
+        }
+    }
+
+    /// The keys that changed: GSettings' (this app, a bound widget, `gsettings set`), or the
+    /// in-memory store's.
+    var changes: Broadcast<String> { settings == nil ? fallback.changes : settingsChanges }
+
+    /// Binds `property` of `object` to `key` both ways (`g_settings_bind`): the widget shows the
+    /// stored value and writes what the user sets. False without the schema (the caller then
+    /// reads and writes the in-memory value itself).
+    func bind(_ key: String, to object: UnsafeMutableRawPointer, property: String) -> Bool {
+        guard let settings else { return false }
+        g_settings_bind(settings, key, object, property, G_SETTINGS_BIND_DEFAULT)
+        return true
     }
 
     /// Whether the values are kept across launches.

@@ -3,7 +3,7 @@ import CGtk
 
 /// The Album menu of the gallery's and the viewer's header bars: Add to Album (each album, and
 /// New Album…), and for the album shown, Add Photos…, Choose Cover…, Remove from This Album, Rename Album… and
-/// Delete Album. One GMenu, rebuilt when the library's albums change; its items are the app's
+/// Delete Album. One GMenu, rebuilt when the library's albums change (observed); its items are the app's
 /// actions, which act on the viewer's item or the gallery's selection.
 @MainActor
 final class AlbumMenu {
@@ -29,11 +29,16 @@ final class AlbumMenu {
         }
         g_menu_append_section(menu, nil, cast(shown))
         g_object_unref(UnsafeMutableRawPointer(shown))
-        rebuild()
+    }
+
+    /// Keeps the albums' items in step with the library's albums (observed) until the
+    /// subscription ends.
+    func watch() -> Subscription {
+        observe { [weak self] in self?.rebuild() }
     }
 
     /// The albums again, one item each ("app.add-to-album" with the album's name).
-    func rebuild() {
+    private func rebuild() {
         g_menu_remove_all(albums)
         for album in gallery.albums {
             let item = g_menu_item_new(album.name, nil)!

@@ -4,8 +4,8 @@ import Glibc
 import PhotoLibrary
 
 /// The one window: the header bar over a stack of pages (the live preview with its controls, the
-/// status page, the photo confirmation), inside a toast overlay. It redraws from the model
-/// whenever the model changes.
+/// status page, the photo confirmation), inside a toast overlay. Each part observes what it
+/// shows of the model and redraws when that changes.
 @MainActor
 final class CameraWindow {
     /// The AdwApplicationWindow.
@@ -23,18 +23,24 @@ final class CameraWindow {
     private(set) lazy var gallery: GalleryPage = {
         let page = GalleryPage(gallery: model.gallery, albumMenu: albumMenu)
         page.onOpen = { [weak self] index in self?.show(.viewer, item: index) }
-        ImportControls.attach(to: page, importer: model.importer)
+        subscriptions += page.watch()
+        subscriptions.append(ImportControls.attach(to: page, importer: model.importer))
         gtk_stack_add_named(cast(pages), page.widget, "gallery")
         return page
     }()
     private(set) lazy var viewer: ViewerPage = {
         let page = ViewerPage(gallery: model.gallery, albumMenu: albumMenu)
         page.onEmpty = { [weak self] in self?.show(.gallery) }
+        subscriptions.append(page.watch())
         gtk_stack_add_named(cast(pages), page.widget, "viewer")
         return page
     }()
     /// The Album menu of the gallery's and the viewer's header bars.
-    private(set) lazy var albumMenu = AlbumMenu(gallery: model.gallery)
+    private(set) lazy var albumMenu: AlbumMenu = {
+        let menu = AlbumMenu(gallery: model.gallery)
+        subscriptions.append(menu.watch())
+        return menu
+    }()
     private(set) lazy var trash: TrashPage = {
         let page = TrashPage(gallery: model.gallery)
         page.parent = window
@@ -86,17 +92,20 @@ final class CameraWindow {
         ShortcutsWindow.attach(to: window)
         FileDrop.attach(to: window)
 
-        model.gallery.onError = { [weak self] text in self?.toast(text) }
-        model.onChange = { [weak self] in self?.update() }
-        model.onToast = { [weak self] text in self?.toast(text) }
-        model.onScreenFlash = { [weak self] on in self?.preview.setScreenFlash(on) }
+        model.gallery.errors.subscribe { [weak self] text in self?.toast(text) }.store(in: &subscriptions)
+        model.events.subscribe { [weak self] event in
+            if case let .toast(text) = event { self?.toast(text) }
+        }.store(in: &subscriptions)
+        subscriptions += preview.watch(model)
+        subscriptions += controls.watch(model)
+        subscriptions += header.watch(model)
         every(milliseconds: 500) { [weak self] in
             guard let self, !self.detached else { return false }
             if self.model.isRecording { self.controls.updateElapsed(self.model) }
             return true
         }
         connect(UnsafeMutableRawPointer(window), "realize") { [weak self] in self?.followMinimizing() }
-        update()
+        observe { [weak self] in self?.showScreen() }.store(in: &subscriptions)
         drawReport = DrawReport(window: self)
     }
 
@@ -119,12 +128,13 @@ final class CameraWindow {
         after(milliseconds: CameraWindow.slowStartMilliseconds) { [weak self] in
             guard let self, self.startingEpisode == episode, self.model.screen == .starting else { return }
             self.startingIsSlow = true
-            self.update()
+            self.showScreen()
         }
     }
 
-    /// Redraws everything from the model.
-    func update() {
+    /// What the model has the window show (observed): the photo waiting for confirmation, the
+    /// preview, or the status page saying why there is none.
+    private func showScreen() {
         guard !detached else { return }
         let starting = model.screen == .starting
         if starting && !wasStarting { startingEpisode += 1 }
@@ -146,10 +156,10 @@ final class CameraWindow {
             preview.clear()
             gtk_stack_set_visible_child_name(cast(stack), "status")
         }
-        preview.update(model)
-        controls.update(model)
-        header.update(model)
     }
+
+    /// What the window's parts follow in the model, cancelled by `detach()`.
+    private var subscriptions: [Subscription] = []
 
     /// A toast at the bottom of the window (also logged on standard error, for the journal);
     /// `replacing` dismisses the previous toast made so (each photo discarded replaces the last
@@ -184,14 +194,7 @@ final class CameraWindow {
     func detach() {
         detached = true
         preview.detach()
-        model.onChange = {}
-        model.onToast = { text in journal(text) }
-        model.onScreenFlash = { _ in }
-        model.gallery.onError = { text in journal(text) }
-        model.gallery.onSplice = { _, _, _ in }
-        model.gallery.onAlbumsChange = {}
-        model.gallery.onFilterChange = {}
-        model.importer.onProgress = {}
+        subscriptions.cancelAll()
         model.gallery.stop()
     }
 

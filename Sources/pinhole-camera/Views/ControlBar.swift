@@ -15,7 +15,6 @@ final class ControlBar {
     let pause: Widget
     let switchCamera: Widget
     let elapsed: Widget
-    private var shownThumbnail: String?
 
     init() {
         widget = gtk_center_box_new()
@@ -62,8 +61,6 @@ final class ControlBar {
         gtk_center_box_set_end_widget(cast(widget), right)
     }
 
-    private var shown: [String] = []
-
     /// A round, icon-only on-screen button for `action`, named for screen readers.
     static func roundButton(icon: String, name: String, action: String) -> Widget {
         let button = gtk_button_new_from_icon_name(icon)!
@@ -74,33 +71,33 @@ final class ControlBar {
         return button
     }
 
-    /// Shows the model's state (only what changed is touched, as in `HeaderControls`).
-    func update(_ model: CameraModel) {
-        updateElapsed(model)
-        let state = [model.mode.rawValue, String(model.isRecording), String(model.isRecordingPaused), String(model.isCapturing), String(model.countdownRemaining ?? -1),
-                     String(model.canSwitchCamera), model.newestItem ?? "", model.newestThumbnail ?? ""]
-        guard state != shown else { return }
-        shown = state
-        let recording = model.isRecording
-        gtk_widget_set_visible(switchCamera, model.canSwitchCamera && !recording ? 1 : 0)
-        gtk_widget_set_visible(pause, recording ? 1 : 0)
-        label(pause, model.isRecordingPaused ? L("Resume Recording") : L("Pause Recording"))
-        gtk_button_set_icon_name(cast(pause), model.isRecordingPaused ? "media-record-symbolic" : "media-playback-pause-symbolic")
-        if model.mode == .video {
-            addClass(shutter, "video")
-            label(shutter, recording ? L("Stop Recording") : L("Start Recording"))
-        } else {
-            gtk_widget_remove_css_class(shutter, "video")
-            // The self-timer's count is read out with the shutter (GTK 4.8 has no announcements).
-            label(shutter, model.countdownRemaining.map { CameraWords.translate("Photo in %@ s", String($0)) } ?? L("Take Photo"))
-        }
-        if recording { addClass(shutter, "recording") } else { gtk_widget_remove_css_class(shutter, "recording") }
-        gtk_widget_set_sensitive(shutter, model.isCapturing ? 0 : 1)
-        gtk_widget_set_visible(thumbnail, model.newestItem == nil ? 0 : 1)
-        if model.newestThumbnail != shownThumbnail {
-            shownThumbnail = model.newestThumbnail
-            if let path = shownThumbnail { gtk_image_set_from_file(cast(thumbnailImage), path) }
-        }
+    /// Shows the model's state, each button from what it observes (as `HeaderControls`), until
+    /// the subscriptions end. The elapsed time is also ticked by the window while recording.
+    func watch(_ model: CameraModel) -> [Subscription] {
+        [observe { [weak self] in self?.updateElapsed(model) },
+         observe { [switchCamera] in gtk_widget_set_visible(switchCamera, model.canSwitchCamera && !model.isRecording ? 1 : 0) },
+         observe { [pause] in
+             gtk_widget_set_visible(pause, model.isRecording ? 1 : 0)
+             label(pause, model.isRecordingPaused ? L("Resume Recording") : L("Pause Recording"))
+             gtk_button_set_icon_name(cast(pause), model.isRecordingPaused ? "media-record-symbolic" : "media-playback-pause-symbolic")
+         },
+         observe { [shutter] in
+             let recording = model.isRecording
+             if model.mode == .video {
+                 addClass(shutter, "video")
+                 label(shutter, recording ? L("Stop Recording") : L("Start Recording"))
+             } else {
+                 gtk_widget_remove_css_class(shutter, "video")
+                 // The self-timer's count is read out with the shutter (GTK 4.8 has no announcements).
+                 label(shutter, model.countdownRemaining.map { CameraWords.translate("Photo in %@ s", String($0)) } ?? L("Take Photo"))
+             }
+             if recording { addClass(shutter, "recording") } else { gtk_widget_remove_css_class(shutter, "recording") }
+             gtk_widget_set_sensitive(shutter, model.isCapturing ? 0 : 1)
+         },
+         observe { [thumbnail] in gtk_widget_set_visible(thumbnail, model.newestItem == nil ? 0 : 1) },
+         observe { [thumbnailImage] in
+             if let path = model.newestThumbnail { gtk_image_set_from_file(cast(thumbnailImage), path) }
+         }]
     }
 
     /// "● 0:07" while recording (also the shutter's accessible description, for screen readers).

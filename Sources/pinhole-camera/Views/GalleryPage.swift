@@ -42,11 +42,8 @@ final class GalleryPage {
     /// Items by identifier, as the model has them (the list model holds identifiers).
     private var assets: [String: Asset] = [:]
     /// Loaded thumbnails by identifier (a reference each; the list item's picture takes its own),
-    /// at most `textureLimit`, the oldest loaded let go first (a 10,000-item library would
-    /// otherwise keep every thumbnail it ever scrolled past).
-    private var textures: [String: OpaquePointer] = [:]
-    private var textureOrder: [String] = []
-    private let textureLimit = 600
+    /// at most 600, the oldest loaded let go first.
+    private var textures = ThumbnailCache<OpaquePointer>(limit: 600)
     /// What each bound list item shows (so a late thumbnail goes only where it still belongs).
     private var shown: [UnsafeMutableRawPointer: String] = [:]
 
@@ -138,26 +135,18 @@ final class GalleryPage {
             self.onSelectionChange(self.selectedPositions.count)
         }
 
-        let spliced = gallery.onSplice
-        gallery.onSplice = { [weak self] at, removing, inserting in
-            spliced(at, removing, inserting)
-            self?.splice(at: at, removing: removing, inserting: inserting)
-        }
         connectNotify(UnsafeMutableRawPointer(dropDown), "selected") { [weak self] in
             guard let self, !self.updatingFilters else { return }
             let index = Int(gtk_drop_down_get_selected(cast(self.dropDown))), filters = self.filters
             if filters.indices.contains(index) { gallery.setFilter(filters[index]) }
         }
-        let albumsChanged = gallery.onAlbumsChange, filterChanged = gallery.onFilterChange
-        gallery.onAlbumsChange = { [weak self, weak albumMenu] in
-            albumsChanged()
-            albumMenu?.rebuild()
-            self?.showFilters()
-        }
-        gallery.onFilterChange = { [weak self] in
-            filterChanged()
-            self?.showFilters()
-        }
+    }
+
+    /// Follows the model: its splices, and its albums and filter (the filter menu); the window
+    /// keeps the subscriptions and cancels them when it goes.
+    func watch() -> [Subscription] {
+        [gallery.splices.subscribe { [weak self] splice in self?.splice(at: splice.at, removing: splice.removing, inserting: splice.inserting) },
+         observe { [weak self] in self?.showFilters() }]
     }
 
     /// Follows one change of the model's items.
@@ -165,9 +154,8 @@ final class GalleryPage {
         BenchReport.say("gallery-splice", BenchReport.now, Int64(inserting), Int64(removing))
         assets = Dictionary(gallery.items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for id in textures.keys where assets[id] == nil {
-            g_object_unref(UnsafeMutableRawPointer(textures.removeValue(forKey: id)))
+            if let texture = textures.remove(id) { g_object_unref(UnsafeMutableRawPointer(texture)) }
         }
-        textureOrder.removeAll { textures[$0] == nil }
         let atTop = gtk_adjustment_get_value(gtk_scrolled_window_get_vadjustment(cast(scrolled))) < 1
         let added = gallery.items[at..<(at + inserting)].map { strdup($0.id) } + [nil]
         added.withUnsafeBufferPointer { buffer in
@@ -212,17 +200,6 @@ final class GalleryPage {
         gtk_drop_down_set_selected(cast(dropDown), guint(filters.firstIndex(of: gallery.filter) ?? 0))
     }
 
-    /// Lets the oldest thumbnails go while there are more than the limit (cells showing them
-    /// keep their own reference until they are bound to another item).
-    private func evictTextures() {
-        guard textureOrder.count > textureLimit else { return }
-        let excess = textureOrder.count - textureLimit
-        for id in textureOrder.prefix(excess) {
-            if let texture = textures.removeValue(forKey: id) { g_object_unref(UnsafeMutableRawPointer(texture)) }
-        }
-        textureOrder.removeFirst(excess)
-    }
-
     /// A cell: the thumbnail filling a square, a badge for a video's length, a favourite's star.
     private static func setUp(_ item: UnsafeMutableRawPointer?) {
         guard let item else { return }
@@ -262,17 +239,12 @@ final class GalleryPage {
             return
         }
         gtk_picture_set_paintable(cast(picture), nil)
-        if wantedThumbnails.updateValue(asset, forKey: id) == nil { wantedOrder.append(id) }
+        wanted.want(asset, key: id)
         loadThumbnails()
     }
 
-    /// Thumbnails asked for by bound cells and not loaded yet, by identifier.
-    private var wantedThumbnails: [String: Asset] = [:]
-    /// The same identifiers in the order their cells were bound (the grid binds the cells it shows
-    /// first, top to bottom): loaded in that order.
-    private var wantedOrder: [String] = []
-    /// The position in `wantedOrder` of the next identifier to look at.
-    private var wantedHead = 0
+    /// Thumbnails asked for by bound cells and not loaded yet, in the order the cells were bound.
+    private var wanted = ThumbnailQueue<Asset>()
     /// Loaders running (at most `loaderLimit`).
     private var loaders = 0
     /// How many thumbnails load at once: each waits on the library's actor, its decode and the
@@ -285,7 +257,7 @@ final class GalleryPage {
     /// loop never holds a task per bind (thousands in a scroll through 10,000 items, all run
     /// between two frames when they came due).
     private func loadThumbnails() {
-        while loaders < loaderLimit, !wantedThumbnails.isEmpty {
+        while loaders < loaderLimit, !wanted.isEmpty {
             loaders += 1
             Task { [weak self] in
                 while let self, let asset = self.nextWantedThumbnail() {
@@ -301,23 +273,10 @@ final class GalleryPage {
         }
     }
 
-    /// The next wanted item, in the order cells were bound, that a cell still shows (removed
-    /// from the wanted ones), or nil.
+    /// The next wanted item, in the order cells were bound, that a cell still shows and that is
+    /// not loaded yet, or nil.
     private func nextWantedThumbnail() -> Asset? {
-        defer {
-            // Let go of the part of the order already looked at, once it is most of it.
-            if wantedHead > 256, wantedHead * 2 > wantedOrder.count {
-                wantedOrder.removeFirst(wantedHead)
-                wantedHead = 0
-            }
-        }
-        while wantedHead < wantedOrder.count {
-            let id = wantedOrder[wantedHead]
-            wantedHead += 1
-            guard let asset = wantedThumbnails.removeValue(forKey: id) else { continue }
-            if textures[id] == nil, assets[id] != nil, isShown(id) { return asset }
-        }
-        return nil
+        wanted.next { id in textures[id] == nil && assets[id] != nil && isShown(id) }
     }
 
     /// Keeps a loaded thumbnail and shows it in the cells bound to its item.
@@ -326,9 +285,7 @@ final class GalleryPage {
             g_object_unref(UnsafeMutableRawPointer(texture))
             return
         }
-        textures[id] = texture
-        textureOrder.append(id)
-        evictTextures()
+        for released in textures.insert(texture, for: id) { g_object_unref(UnsafeMutableRawPointer(released)) }
         for (bound, shownID) in shown where shownID == id {
             if let cell = gtk_list_item_get_child(OpaquePointer(bound)), let picture = gtk_widget_get_first_child(cell) {
                 gtk_picture_set_paintable(cast(picture), texture)

@@ -98,24 +98,18 @@ final class HeaderControls {
         return button
     }
 
-    private var shown: [String] = []
-
-    /// Shows the model's state (widgets are touched only when what they show changes: rebuilding
-    /// them would also renew their accessible objects under a screen reader's feet).
-    func update(_ model: CameraModel) {
-        let state = [model.mode.rawValue, model.flash.rawValue, String(model.countdown), String(model.showsGrid), String(model.isRecording)]
-        guard state != shown else { return }
-        shown = state
-        for (photo, video) in [(photoMode, videoMode), (compactPhotoMode, compactVideoMode)] {
-            gtk_toggle_button_set_active(cast(photo), model.mode == .photo ? 1 : 0)
-            gtk_toggle_button_set_active(cast(video), model.mode == .video ? 1 : 0)
-            gtk_widget_set_sensitive(photo, model.isRecording ? 0 : 1)
-            gtk_widget_set_sensitive(video, model.isRecording ? 0 : 1)
-        }
-        let flashIcon = "pinhole-flash-\(model.flash.rawValue)-symbolic"
-        gtk_menu_button_set_icon_name(cast(flashButton), flashIcon)
-        label(flashButton, [FlashSetting.off: L("Flash: Off"), .on: L("Flash: On"), .auto: L("Flash: Auto")][model.flash]!)
-        label(timerButton, model.countdown == 0 ? L("Self-Timer: Off") : CameraWords.translate("Self-Timer: %@ s", String(model.countdown)))
-        gtk_toggle_button_set_active(cast(gridButton), model.showsGrid ? 1 : 0)
+    /// Shows what the actions' states do not: the flash's icon and name, the self-timer's name,
+    /// each from what it observes (touched only when that changed: rebuilding a control would
+    /// also renew its accessible object under a screen reader's feet), until the subscriptions
+    /// end. The mode switch and the grid button follow their stateful actions (`app.mode`,
+    /// `app.toggle-grid`), and the menus mark the choices made.
+    func watch(_ model: CameraModel) -> [Subscription] {
+        [observe { [flashButton] in
+             gtk_menu_button_set_icon_name(cast(flashButton), "pinhole-flash-\(model.flash.rawValue)-symbolic")
+             label(flashButton, [FlashSetting.off: L("Flash: Off"), .on: L("Flash: On"), .auto: L("Flash: Auto")][model.flash]!)
+         },
+         observe { [timerButton] in
+             label(timerButton, model.countdown == 0 ? L("Self-Timer: Off") : CameraWords.translate("Self-Timer: %@ s", String(model.countdown)))
+         }]
     }
 }

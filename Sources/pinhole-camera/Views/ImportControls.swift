@@ -20,13 +20,13 @@ final class ImportControls {
     private let importer: LibraryImport
 
     /// Adds the controls to the gallery `page` (its header and the bottom of the page) and
-    /// follows `importer`, which keeps them (its progress closure holds them).
-    static func attach(to page: GalleryPage, importer: LibraryImport) {
+    /// follows `importer`'s progress until the returned subscription ends (which holds them).
+    static func attach(to page: GalleryPage, importer: LibraryImport) -> Subscription {
         let controls = ImportControls(importer: importer)
         adw_header_bar_pack_end(cast(page.header), controls.button)
         gtk_box_append(cast(page.widget), controls.progress)
-        importer.onProgress = { controls.update() }
         controls.update()
+        return importer.progress.subscribe { controls.update() }
     }
 
     /// The controls for `importer`, not yet placed.

@@ -19,6 +19,8 @@ final class PickerWindow {
     private let request: PickRequest
     private let select: Widget
     private var finish: ((_ items: [Asset]?) -> Void)?
+    /// The page's following of the gallery, until the picker is done.
+    private var subscriptions: [Subscription] = []
 
     /// Opens a picker over `gallery` as `request` asks, above `parent` when one is given (the
     /// app's own use: photos to add to an album); `finish` gets the chosen items (newest first),
@@ -71,6 +73,7 @@ final class PickerWindow {
         connect(UnsafeMutableRawPointer(window), "destroy") { [weak self] in self?.done(nil, destroy: false) }
 
         page.onFirstItems = { [weak self] in self?.page.selectFirstAndFocus() }
+        subscriptions = page.watch()
         gallery.start()
         gtk_window_present(cast(window))
     }
@@ -90,6 +93,7 @@ final class PickerWindow {
     private func done(_ items: [Asset]?, destroy: Bool = true) {
         guard let finish else { return }
         self.finish = nil
+        subscriptions.cancelAll()
         gallery.stop()
         finish(items)
         if destroy { gtk_window_destroy(cast(window)) }

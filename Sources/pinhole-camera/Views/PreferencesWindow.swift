@@ -1,7 +1,9 @@
 import CameraModel
 import CGtk
 
-/// Preferences (Ctrl+,): few, as GNOME apps keep them. Each row writes the GSettings key at once.
+/// Preferences (Ctrl+,): few, as GNOME apps keep them. Each row is bound to its GSettings key
+/// (`g_settings_bind`): it shows the stored value, writes what the user sets at once, and follows
+/// a change made elsewhere; the model follows the keys (`PreferenceStore.changes`).
 @MainActor
 enum PreferencesWindow {
     static func present(model: CameraModel, parent: UnsafeMutablePointer<GtkWindow>?) {
@@ -10,6 +12,7 @@ enum PreferencesWindow {
         let group = adw_preferences_group_new()!
         adw_preferences_group_set_title(cast(group), L("Camera"))
         let store = model.preferences
+        let settings = store as? SettingsStore
         let rows: [(String, String, String)] = [
             (PreferenceKey.mirrorFront, L("Mirror Front Camera"), L("The preview of a front camera is shown as in a mirror; photos never are")),
             (PreferenceKey.shutterSound, L("Shutter Sound"), L("Play a sound when a photo is taken")),
@@ -21,12 +24,11 @@ enum PreferencesWindow {
             adw_action_row_set_subtitle(cast(row), subtitle)
             let toggle = gtk_switch_new()!
             gtk_widget_set_valign(toggle, GTK_ALIGN_CENTER)
-            gtk_switch_set_active(cast(toggle), store.bool(key) ? 1 : 0)
             // Named by its row (the activatable widget is labelled by the row's title): a label of
             // its own made screen readers say the title twice.
-            connectNotify(UnsafeMutableRawPointer(toggle), "active") {
-                store.setBool(key, gtk_switch_get_active(cast(toggle)) != 0)
-                model.preferencesChanged()
+            if settings?.bind(key, to: UnsafeMutableRawPointer(toggle), property: "active") != true {
+                gtk_switch_set_active(cast(toggle), store.bool(key) ? 1 : 0)
+                connectNotify(UnsafeMutableRawPointer(toggle), "active") { store.setBool(key, gtk_switch_get_active(cast(toggle)) != 0) }
             }
             adw_action_row_add_suffix(cast(row), toggle)
             adw_action_row_set_activatable_widget(cast(row), toggle)
@@ -37,9 +39,11 @@ enum PreferencesWindow {
         adw_action_row_set_subtitle(cast(burst), L("Photos taken by a burst (B)"))
         let spin = gtk_spin_button_new_with_range(2, 20, 1)!
         gtk_widget_set_valign(spin, GTK_ALIGN_CENTER)
-        gtk_spin_button_set_value(cast(spin), Double(max(2, store.int(PreferenceKey.burstCount))))
-        connect(UnsafeMutableRawPointer(spin), "value-changed") {
-            store.setInt(PreferenceKey.burstCount, Int(gtk_spin_button_get_value_as_int(cast(spin))))
+        if settings?.bind(PreferenceKey.burstCount, to: UnsafeMutableRawPointer(spin), property: "value") != true {
+            gtk_spin_button_set_value(cast(spin), Double(max(2, store.int(PreferenceKey.burstCount))))
+            connect(UnsafeMutableRawPointer(spin), "value-changed") {
+                store.setInt(PreferenceKey.burstCount, Int(gtk_spin_button_get_value_as_int(cast(spin))))
+            }
         }
         adw_action_row_add_suffix(cast(burst), spin)
         adw_preferences_group_add(cast(group), burst)

@@ -146,24 +146,22 @@ final class PreviewArea {
         }
     }
 
-    private var shownCountdown: Int?
-
-    /// Shows the model's overlays.
-    func update(_ model: CameraModel) {
-        gtk_widget_set_visible(grid, model.showsGrid ? 1 : 0)
-        gtk_widget_set_visible(dim, model.isDisconnected ? 1 : 0)
-        guard model.countdownRemaining != shownCountdown else { return }
-        shownCountdown = model.countdownRemaining
-        if let left = model.countdownRemaining {
-            gtk_label_set_text(cast(countdownLabel), "\(left)")
-            gtk_widget_set_visible(countdownLabel, 1)
-        } else {
-            gtk_widget_set_visible(countdownLabel, 0)
-        }
+    /// Shows the model's overlays (the grid, the dimming of an unplugged camera, the self-timer's
+    /// count, the screen flash), each from what it observes, until the subscriptions end.
+    func watch(_ model: CameraModel) -> [Subscription] {
+        [observe { [grid] in gtk_widget_set_visible(grid, model.showsGrid ? 1 : 0) },
+         observe { [dim] in gtk_widget_set_visible(dim, model.isDisconnected ? 1 : 0) },
+         observe { [countdownLabel] in
+             if let left = model.countdownRemaining {
+                 gtk_label_set_text(cast(countdownLabel), "\(left)")
+                 gtk_widget_set_visible(countdownLabel, 1)
+             } else {
+                 gtk_widget_set_visible(countdownLabel, 0)
+             }
+         },
+         // The screen flash: the whole window white at full brightness.
+         observe { [flash] in gtk_widget_set_visible(flash, model.isScreenFlashOn ? 1 : 0) }]
     }
-
-    /// The screen flash: the whole window white at full brightness.
-    func setScreenFlash(_ on: Bool) { gtk_widget_set_visible(flash, on ? 1 : 0) }
 
     /// The short visual flash of the shutter.
     func blink() {

@@ -31,17 +31,18 @@ final class ViewerPage {
     var onEmpty: () -> Void = {}
     /// Decoded photos handed to the picture so far (the benchmark's report waits for the next).
     private(set) var picturesShown = 0
+    /// The zoom and scroll position (`CameraModel.ZoomGeometry`, tested without a display).
+    private var geometry = ZoomGeometry()
     /// The zoom factor; nil fits the picture to the window.
-    private var zoom: Double?
+    private var zoom: Double? { geometry.zoom }
     private var pinchStart = 1.0
     /// The photo's point (its pixels) that was between the fingers when the pinch began.
-    private var pinchAnchor: (x: Double, y: Double)?
+    private var pinchAnchor: ZoomGeometry.Point?
     /// Where the pointer is over the picture (the point Ctrl+scroll zooms about).
-    private var pointer: (x: Double, y: Double)?
+    private var pointer: ZoomGeometry.Point?
     private var dragStart = (x: 0.0, y: 0.0)
-    /// The photo's full size, upright (what zoom factors count in), and the longest side of the
-    /// picture decoded so far (smaller until zoomed past the window's size).
-    private var imageSize = (width: 0, height: 0)
+    /// The longest side of the picture decoded so far (smaller than the photo's until zoomed
+    /// past the window's size).
     private var decodedLongest = 0
     private var loading: Task<Void, Never>?
 
@@ -111,11 +112,6 @@ final class ViewerPage {
         gtk_widget_set_vexpand(body, 1)
         gtk_box_append(cast(widget), body)
         addGestures(overlay)
-        let spliced = gallery.onSplice
-        gallery.onSplice = { [weak self] at, removing, inserting in
-            spliced(at, removing, inserting)
-            self?.itemsChanged()
-        }
         // The photo dragged out is its file (to a file manager, a mail, a chat); a zoomed photo pans instead.
         Sharing.dragOut(from: picture) { [weak self] in
             guard let self, self.zoom == nil, let item = self.shownItem else { return [] }
@@ -128,7 +124,7 @@ final class ViewerPage {
     /// GTK's Broadway backend gives touches its pointer device.
     private func addGestures(_ overlay: Widget) {
         let motion = gtk_event_controller_motion_new()!
-        connectPoint(UnsafeMutableRawPointer(motion), "motion") { [weak self] x, y in self?.pointer = (x, y) }
+        connectPoint(UnsafeMutableRawPointer(motion), "motion") { [weak self] x, y in self?.pointer = ZoomGeometry.Point(x: x, y: y) }
         connect(UnsafeMutableRawPointer(motion), "leave") { [weak self] in self?.pointer = nil }
         gtk_widget_add_controller(scrolled, motion)
 
@@ -143,7 +139,7 @@ final class ViewerPage {
         let click = gtk_gesture_click_new()!
         connectPressed(UnsafeMutableRawPointer(click)) { [weak self] presses, x, y in
             guard let self, presses == 2 else { return }
-            var point = (x: 0.0, y: 0.0)
+            var point = ZoomGeometry.Point(x: 0, y: 0)
             gtk_widget_translate_coordinates(self.picture, self.scrolled, x, y, &point.x, &point.y)
             self.toggleZoom(around: point)
         }
@@ -151,23 +147,26 @@ final class ViewerPage {
 
         // The photo's point first between the fingers follows them as they spread and move.
         let pinch = gtk_gesture_zoom_new()!
-        let fingers = { () -> (x: Double, y: Double)? in
-            var center = (x: 0.0, y: 0.0)
+        let fingers = { () -> ZoomGeometry.Point? in
+            var center = ZoomGeometry.Point(x: 0, y: 0)
             return gtk_gesture_get_bounding_box_center(cast(pinch), &center.x, &center.y) != 0 ? center : nil
         }
         connect(UnsafeMutableRawPointer(pinch), "begin") { [weak self] (_: UnsafeMutableRawPointer?) in
             guard let self else { return }
             // Both fingers are the pinch's: the scrolled window's own touch panning lets go of them.
             gtk_gesture_set_state(cast(pinch), GTK_EVENT_SEQUENCE_CLAIMED)
-            self.pinchStart = self.zoom ?? self.fitScale
-            self.pinchAnchor = fingers().map { self.photoPoint(under: $0) }
+            self.readWindow()
+            self.pinchStart = self.geometry.scale
+            self.pinchAnchor = fingers().map { self.geometry.photoPoint(under: $0) }
         }
         connectDouble(UnsafeMutableRawPointer(pinch), "scale-changed") { [weak self] scale in
             guard let self else { return }
-            if let anchor = self.pinchAnchor, let center = fingers() {
-                self.setZoom(self.pinchStart * scale, placing: anchor, at: center)
-            } else {
-                self.setZoom(self.pinchStart * scale)
+            self.change { geometry in
+                if let anchor = self.pinchAnchor, let center = fingers() {
+                    geometry.zoom(to: self.pinchStart * scale, placing: anchor, at: center)
+                } else {
+                    geometry.zoom(to: self.pinchStart * scale)
+                }
             }
         }
         // In the capture phase, as the scrolled window's own touch panning: a finger that panned
@@ -207,7 +206,7 @@ final class ViewerPage {
         let asset = gallery.items[index]
         shownID = asset.id
         showTitle(asset)
-        zoom = nil
+        geometry.fit()
         loading?.cancel()
         showFavorite(asset.isFavorite)
         if info.isShown { info.show(asset) }
@@ -227,7 +226,7 @@ final class ViewerPage {
         if area <= 1, let root = gtk_widget_get_root(scrolled) { area = max(gtk_widget_get_width(cast(root)), gtk_widget_get_height(cast(root))) }
         let window = Int(Double(area) * Double(gtk_widget_get_scale_factor(scrolled)))
         decodedLongest = 0
-        imageSize = (0, 0)
+        geometry.photo = ZoomGeometry.Point(x: 0, y: 0)
         load(asset, index: index, longest: window > 0 ? min(full, window) : full)
     }
 
@@ -250,7 +249,8 @@ final class ViewerPage {
             self.decodedLongest = max(image.width, image.height)
             // The index's size is the stored one: turned by EXIF, the upright picture swaps it.
             let (width, height) = asset.pixelWidth > 0 && asset.pixelHeight > 0 ? (asset.pixelWidth, asset.pixelHeight) : (image.width, image.height)
-            self.imageSize = (width >= height) == (image.width >= image.height) ? (width, height) : (height, width)
+            let upright = (width >= height) == (image.width >= image.height) ? (width, height) : (height, width)
+            self.geometry.photo = ZoomGeometry.Point(x: Double(upright.0), y: Double(upright.1))
             self.applyZoom()
         }
     }
@@ -269,6 +269,12 @@ final class ViewerPage {
     private func showTitle(_ asset: Asset) {
         adw_window_title_set_title(cast(title), GalleryModel.accessibleName(of: asset))
         adw_window_title_set_subtitle(cast(title), CameraWords.translate("%@ of %@", String(index + 1), String(gallery.items.count)))
+    }
+
+    /// Follows the gallery's items (the item shown may have moved, changed or gone) until the
+    /// subscription ends; the window keeps it.
+    func watch() -> Subscription {
+        gallery.splices.subscribe { [weak self] _ in self?.itemsChanged() }
     }
 
     /// Follows a change of the gallery's items while the viewer is open: the same item at its new
@@ -327,74 +333,49 @@ final class ViewerPage {
         if gallery.items.indices.contains(next) { show(next) }
     }
 
-    /// The scale at which the picture fits the window.
-    private var fitScale: Double {
-        guard imageSize.width > 0, imageSize.height > 0 else { return 1 }
-        let width = Double(gtk_widget_get_width(scrolled)), height = Double(gtk_widget_get_height(scrolled))
-        return max(0.01, min(width / Double(imageSize.width), height / Double(imageSize.height)))
-    }
-
     /// A quarter larger, about `point` (the scrolled window's coordinates; nil: its middle).
-    func zoomIn(around point: (x: Double, y: Double)? = nil) { setZoom((zoom ?? fitScale) * 1.25, around: point) }
+    func zoomIn(around point: ZoomGeometry.Point? = nil) { change { $0.zoomIn(around: point) } }
 
     /// A quarter smaller, down to the fitted picture, about `point` (nil: the middle).
-    func zoomOut(around point: (x: Double, y: Double)? = nil) { setZoom((zoom ?? fitScale) / 1.25, around: point) }
+    func zoomOut(around point: ZoomGeometry.Point? = nil) { change { $0.zoomOut(around: point) } }
 
     /// Back to the fitted picture.
-    func zoomToFit() {
-        zoom = nil
-        applyZoom()
-    }
+    func zoomToFit() { change { $0.fit() } }
 
     /// Fitted ↔ 100 % (a pixel of the photo for a pixel of the screen), about `point` (nil: the middle).
-    func toggleZoom(around point: (x: Double, y: Double)? = nil) {
-        setZoom(zoom == nil ? 1 / Double(gtk_widget_get_scale_factor(scrolled)) : 0, around: point)
+    func toggleZoom(around point: ZoomGeometry.Point? = nil) {
+        let deviceScale = Double(gtk_widget_get_scale_factor(scrolled))
+        change { $0.toggle(around: point, deviceScale: deviceScale) }
     }
 
-    /// Zooms to `factor`; at or below the fitted scale the picture fits again. The part of the
-    /// photo under `point` (the scrolled window's coordinates: pointer, click; nil: the middle)
-    /// stays under it.
-    private func setZoom(_ factor: Double, around point: (x: Double, y: Double)? = nil) {
-        let focus = point ?? (Double(gtk_widget_get_width(scrolled)) / 2, Double(gtk_widget_get_height(scrolled)) / 2)
-        setZoom(factor, placing: photoPoint(under: focus), at: focus)
+    /// Copies the scrolled window's size and position into the geometry.
+    private func readWindow() {
+        geometry.window = ZoomGeometry.Point(x: Double(gtk_widget_get_width(scrolled)), y: Double(gtk_widget_get_height(scrolled)))
+        geometry.scroll = ZoomGeometry.Point(x: gtk_adjustment_get_value(gtk_scrolled_window_get_hadjustment(cast(scrolled))),
+                                             y: gtk_adjustment_get_value(gtk_scrolled_window_get_vadjustment(cast(scrolled))))
     }
 
-    /// Where the photo's side of `side` pixels starts in the scrolled window's content at
-    /// `scale`: centred while it is smaller than the window's `window` pixels.
-    private func margin(_ side: Int, _ window: Double, _ scale: Double) -> Double { max(0, (window - Double(side) * scale) / 2) }
-
-    /// The photo's point (in the photo's pixels) drawn under `point` of the scrolled window.
-    private func photoPoint(under point: (x: Double, y: Double)) -> (x: Double, y: Double) {
-        let scale = zoom ?? fitScale
-        let position = (h: gtk_adjustment_get_value(gtk_scrolled_window_get_hadjustment(cast(scrolled))),
-                        v: gtk_adjustment_get_value(gtk_scrolled_window_get_vadjustment(cast(scrolled))))
-        return ((position.h + point.x - margin(imageSize.width, Double(gtk_widget_get_width(scrolled)), scale)) / scale,
-                (position.v + point.y - margin(imageSize.height, Double(gtk_widget_get_height(scrolled)), scale)) / scale)
-    }
-
-    /// Zooms to `factor` and scrolls so the photo's point `photo` is drawn under `focus` (as far
-    /// as the photo's edges allow).
-    private func setZoom(_ factor: Double, placing photo: (x: Double, y: Double), at focus: (x: Double, y: Double)) {
-        zoom = factor <= fitScale ? nil : min(factor, 8)
+    /// Runs `body` on the geometry as the window is now, and shows the result.
+    private func change(_ body: (inout ZoomGeometry) -> Void) {
+        readWindow()
+        body(&geometry)
         applyZoom()
-        guard let zoom else { return }
+        guard let content = geometry.content else { return }
         // The adjustments are given the zoomed size now, with the position: set only after the
         // layout had grown them, a position did not move the picture until the next layout
         // (GTK 4.8's viewport had already placed it).
-        let width = Double(gtk_widget_get_width(scrolled)), height = Double(gtk_widget_get_height(scrolled))
-        for (adjustment, side, point, focus, window) in [(gtk_scrolled_window_get_hadjustment(cast(scrolled))!, imageSize.width, photo.x, focus.x, width),
-                                                         (gtk_scrolled_window_get_vadjustment(cast(scrolled))!, imageSize.height, photo.y, focus.y, height)] {
-            let content = max(window, Double(Int32(Double(side) * zoom)))
-            let value = min(max(0, point * zoom + margin(side, window, zoom) - focus), content - window)
-            gtk_adjustment_configure(adjustment, value, 0, content, window * 0.1, window * 0.9, window)
-        }
+        let window = geometry.window
+        gtk_adjustment_configure(gtk_scrolled_window_get_hadjustment(cast(scrolled)), geometry.scroll.x, 0, content.x, window.x * 0.1, window.x * 0.9, window.x)
+        gtk_adjustment_configure(gtk_scrolled_window_get_vadjustment(cast(scrolled)), geometry.scroll.y, 0, content.y, window.y * 0.1, window.y * 0.9, window.y)
     }
 
+    /// Shows the geometry's zoom: the picture's size and the scroll bars' policy, and a sharper
+    /// picture once zoomed past what was decoded.
     private func applyZoom() {
-        if let zoom, imageSize.width > 0 {
+        if let zoom, geometry.photo.x > 0 {
             // Zoomed past what was decoded: the sharper picture, up to the whole photo.
-            let full = max(imageSize.width, imageSize.height)
-            let needed = min(full, Int((Double(full) * zoom * Double(gtk_widget_get_scale_factor(scrolled))).rounded(.up)))
+            let full = Int(max(geometry.photo.x, geometry.photo.y))
+            let needed = geometry.neededLongestSide(deviceScale: Double(gtk_widget_get_scale_factor(scrolled))) ?? 0
             if needed > decodedLongest, decodedLongest > 0, let asset = shownItem {
                 decodedLongest = full  // asked for once
                 load(asset, index: index, longest: full)
@@ -402,7 +383,7 @@ final class ViewerPage {
             gtk_scrolled_window_set_policy(cast(scrolled), GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC)
             // Contained: a side smaller than the window is centred, not stretched to fill it.
             gtk_picture_set_content_fit(cast(picture), GTK_CONTENT_FIT_CONTAIN)
-            gtk_widget_set_size_request(picture, Int32(Double(imageSize.width) * zoom), Int32(Double(imageSize.height) * zoom))
+            gtk_widget_set_size_request(picture, Int32(geometry.photo.x * zoom), Int32(geometry.photo.y * zoom))
         } else {
             gtk_scrolled_window_set_policy(cast(scrolled), GTK_POLICY_NEVER, GTK_POLICY_NEVER)
             gtk_widget_set_size_request(picture, -1, -1)
