@@ -198,23 +198,35 @@ extension MovieFileOutput {
         guard let first = samples.first else { return (asked, nil) }
         var chosen: (preset: String, secondsPerFrame: Double?) = (asked, nil)
         let candidates = [asked] + (recording.options.format == .mp4 && asked != "ultrafast" ? ["ultrafast"] : [])
-        for preset in candidates {
+        let budget = frameInterval * Pace.headroom
+        // The samples twice over: the encoder's start (its first key frame, filling its threads
+        // and look-ahead) weighs less against the frames after it.
+        let frames = samples + samples
+        for (index, preset) in candidates.enumerated() {
             let settings = MovieSettings(format: recording.options.format, width: first.width, height: first.height, frameRate: frameRate,
                                          quality: recording.options.quality, preset: preset, audio: nil, fragmentInterval: recording.fragmentInterval)
             guard let trial = try? VideoEncoderTrial(settings: settings, range: first.yuvRange) else { break }
             let begun = SystemClock.monotonicNanoseconds()
+            var elapsed: Double { Double(SystemClock.monotonicNanoseconds() - begun) / 1e9 }
+            var tooSlow = false
             do {
-                for sample in samples {
-                    try trial.encode(sample)
+                for frame in frames {
+                    try trial.encode(frame)
                     if frameDelay > 0 { usleep(UInt32(frameDelay * 1e6)) }
+                    // Past the budget of every frame already: too slow, whatever the rest takes
+                    // (a slow machine need not wait for it). The last candidate is measured whole.
+                    if index < candidates.count - 1, elapsed > Double(frames.count) * budget {
+                        tooSlow = true
+                        break
+                    }
                 }
-                try trial.finish()
+                if !tooSlow { try trial.finish() }
             } catch {
                 break
             }
-            let cost = Double(SystemClock.monotonicNanoseconds() - begun) / 1e9 / Double(samples.count)
-            chosen = (preset, cost)
-            if cost <= frameInterval * Pace.headroom || recording.shared.withLock({ $0.stopping }) { break }
+            let cost = elapsed / Double(frames.count)
+            chosen = (preset, tooSlow ? nil : cost)
+            if (!tooSlow && cost <= budget) || recording.shared.withLock({ $0.stopping }) { break }
         }
         return chosen
     }
@@ -222,8 +234,8 @@ extension MovieFileOutput {
     /// How many of the camera's frames a recording keeps: every one while the encoder keeps up;
     /// when it cannot, one every `keepInterval`, evenly (the movie keeps its length and timing,
     /// with fewer frames per second). It starts from the measurement's seconds per frame and
-    /// follows the frames waiting for the encoder: a backlog slows the pace, a steady empty
-    /// queue lets it quicken again.
+    /// follows the frames waiting for the encoder: a backlog of half the pool (more than a
+    /// file sync's pause) slows the pace, a steady empty queue lets it quicken again.
     struct Pace {
         /// The share of the encoder's measured speed a recording counts on (the rest is room
         /// for sound, the muxer, the file's syncs and a machine that gets busier).
@@ -251,7 +263,7 @@ extension MovieFileOutput {
         mutating func update(backlog: Int) -> Int64 {
             if settling > 0 {
                 settling -= 1
-            } else if backlog >= 3 {
+            } else if backlog >= MovieFileOutput.poolSize / 2 {
                 keep = max(keep, frameInterval) * 1.25
                 settling = backlog
                 calm = 0
