@@ -165,14 +165,17 @@ extension MovieFileOutput {
 }
 
 extension MovieFileOutput {
-    /// Frames of the camera's encoded to measure an encoder before a recording begins.
+    /// Frames of the camera's taken to measure an encoder before a recording begins (each is
+    /// encoded twice over).
     static let trialFrames = 4
 
     /// The x264 preset a recording is encoded with, and the seconds per frame measured with it
     /// (nil: not measured). A few of the camera's frames, taken before the recording's clock
     /// starts, are encoded with the preset asked for; when that takes more than `Pace.headroom`
-    /// of a frame interval, with "ultrafast" too, which is then used (MP4 only: VP8/VP9 already
-    /// run at their realtime speed). The size is never changed: the movie is the camera's.
+    /// of a frame interval a frame (given up as soon as it has used every frame's share), with
+    /// "ultrafast" too, which is then used (MP4 only: VP8/VP9 already run at their realtime
+    /// speed). Threads stay FFmpeg's choice (every core). The size is never changed: the movie
+    /// is the camera's.
     func chooseEffort(_ recording: Recording, frameInterval: Double) -> (preset: String, secondsPerFrame: Double?) {
         let asked = recording.options.preset
         let (frameRate, frameDelay) = state.withLock { ($0.frameRate, $0.encoderFrameDelay) }

@@ -62,6 +62,7 @@ public final class MovieFileOutput: FrameConsumer {
         var mirrorScratch: PixelBuffer?
         var encoderPatience = 60.0
         var encoderStartDelay = 0.0
+        /// See `encoderFrameDelay`.
         var encoderFrameDelay = 0.0
     }
 

@@ -11,9 +11,13 @@ import Glibc
 public final class VideoEncoderTrial {
     /// The settings measured.
     public let settings: MovieSettings
+    /// The open encoder (nil once finished).
     private var context: UnsafeMutablePointer<AVCodecContext>?
+    /// The frame each picture is lent to FFmpeg through.
     private var frame: UnsafeMutablePointer<AVFrame>?
+    /// Where encoded packets are taken (and dropped).
     private var packet: UnsafeMutablePointer<AVPacket>?
+    /// The next frame's time, in the video time base.
     private var pts: Int64 = 0
     /// Frames encoded so far.
     public private(set) var frameCount = 0
@@ -82,11 +86,13 @@ public final class VideoEncoderTrial {
         }
     }
 
+    /// Throws for a negative FFmpeg status: `what` failed.
     private func check(_ status: Int32, _ what: String) throws(MediaError) {
         guard status < 0 else { return }
         throw .encoderFailed(format: "movie", reason: "\(what) failed: \(MovieFile.message(status))")
     }
 
+    /// Frees the encoder and its frame and packet (safe to call twice).
     private func release() {
         ffmpeg.avcodec_free_context(&context)
         ffmpeg.av_frame_free(&frame)
