@@ -59,8 +59,12 @@ enum DeviceScanner {
         }
         guard let caps = try? device.capabilities(), caps.isStreamingCapture else { return nil }
         var raw: [(PixelFormat, Int, Int, [FrameInterval])] = []
-        for format in device.pixelFormats() {
-            guard let pixelFormat = PixelFormat(fourCC: format.fourCC) else { continue }
+        let offered = device.pixelFormats()
+        for format in offered {
+            guard let pixelFormat = V4L2PlanarCodes.pixelFormat(format.fourCC) else { continue }
+            // A layout offered both whole and with its planes in separate buffers (NV12 and NV12M,
+            // on multi-planar nodes) is one format to the user: the whole one is streamed.
+            if format.fourCC != pixelFormat.fourCC, offered.contains(where: { $0.fourCC == pixelFormat.fourCC }) { continue }
             for size in device.frameSizes(fourCC: format.fourCC) {
                 for (w, h) in dimensions(of: size) {
                     let intervals = device.frameIntervals(fourCC: format.fourCC, width: w, height: h).sorted()
