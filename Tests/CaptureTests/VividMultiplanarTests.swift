@@ -22,7 +22,7 @@ extension VirtualCameraSuites {
             let real = CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).devices
             #expect(real.compactMap(\.path) == ["/dev/video0"])
             let device = try #require(real.first)
-            #expect(device.localizedName.hasPrefix("vivid"))
+            #expect(device.localizedName.hasPrefix("vivid") && !device.isInfrared)
             let formats = Set(device.formats.map(\.pixelFormat))
             // I444 is offered only with its planes apart (YUV444M); NV12 and the rest both ways, listed once.
             for format in [PixelFormat.yuyv, .nv12, .nv21, .i420, .yv12, .i422, .i444, .rgb24, .grey] { #expect(formats.contains(format), "\(format)") }

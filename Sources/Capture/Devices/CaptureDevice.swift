@@ -103,6 +103,10 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
     public let formats: [Format]
     /// Every control the camera offers.
     public let controls: [DeviceControl]
+    /// Whether this is an infrared camera: every format it offers is greyscale (GREY, Y10, Y16…),
+    /// as with the face-login (Windows Hello) sensors beside a laptop's webcam. Such a camera is
+    /// listed and can be opened by name, but `CaptureDevice.default(for:position:)` never picks it.
+    public let isInfrared: Bool
     /// The device node, for V4L2 cameras.
     public var path: String? {
         if case let .v4l2(path) = source { return path }
@@ -123,7 +127,7 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
     let state = Mutex(State())
 
     init(uniqueID: String, localizedName: String, manufacturer: String? = nil, position: Position, deviceType: DeviceType, formats: [Format],
-         controls: [DeviceControl], source: Source) {
+         controls: [DeviceControl], source: Source, isInfrared: Bool = false) {
         self.uniqueID = uniqueID
         self.localizedName = localizedName
         self.manufacturer = manufacturer
@@ -132,6 +136,7 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
         self.formats = formats
         self.controls = controls
         self.source = source
+        self.isInfrared = isInfrared
     }
 
     /// The identifier (`uniqueID`).

@@ -93,7 +93,8 @@ enum DeviceScanner {
         let usbManufacturer = (try? FileBytes.read(path: "/sys/class/video4linux/\(node)/device/../manufacturer", limit: 4096))
             .map { String(decoding: $0, as: UTF8.self).trimmedWhitespace() }
         return CaptureDevice(uniqueID: id, localizedName: caps.card, manufacturer: usbManufacturer ?? caps.driver, position: position, deviceType: type,
-                             formats: groupedFormats(raw), controls: controls, source: .v4l2(path: path))
+                             formats: groupedFormats(raw), controls: controls, source: .v4l2(path: path),
+                             isInfrared: V4L2PlanarCodes.isInfrared(offered.map(\.fourCC)))
     }
 
     /// The sizes of a frame-size entry (stepwise ranges give the common sizes inside them).
