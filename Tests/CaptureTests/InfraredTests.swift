@@ -2,7 +2,8 @@
 import Media
 import Testing
 
-/// Infrared (face-login) cameras and the V4L2 codes of multi-planar formats, without a device.
+/// Infrared (face-login) cameras, the choice of the multi-planar API and the V4L2 codes of
+/// multi-planar formats, without a device.
 @Suite("Infrared cameras and multi-planar format codes")
 struct InfraredTests {
     /// A V4L2 camera description streaming `format`, as the scanner would make it.
@@ -36,6 +37,24 @@ struct InfraredTests {
         let front = camera("video4", .nv12, position: .front)
         #expect(CaptureDevice.preferred(among: [hello, front], position: .front, allowVirtual: false) === front)
         #expect(!virtual.contains { $0.isInfrared } && !webcam.isInfrared && hello.isInfrared)
+    }
+
+    @Test("a node is driven multi-planar only when it offers no single-planar capture; either API streams")
+    func planarChoice() {
+        func caps(_ bits: UInt32) -> V4L2Capabilities {
+            V4L2Capabilities(driver: "d", card: "c", busInfo: "platform:x", deviceCaps: bits)
+        }
+        // V4L2_CAP_VIDEO_CAPTURE, _VIDEO_CAPTURE_MPLANE, _VIDEO_OUTPUT_MPLANE, _STREAMING.
+        let (V4L2_CAP_VIDEO_CAPTURE, V4L2_CAP_VIDEO_CAPTURE_MPLANE, V4L2_CAP_VIDEO_OUTPUT_MPLANE, V4L2_CAP_STREAMING): (UInt32, UInt32, UInt32, UInt32) =
+            (0x1, 0x1000, 0x2000, 0x0400_0000)
+        let single = caps(V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING)
+        let multi = caps(V4L2_CAP_VIDEO_CAPTURE_MPLANE | V4L2_CAP_STREAMING)
+        let both = caps(V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_VIDEO_CAPTURE_MPLANE | V4L2_CAP_STREAMING)
+        #expect(single.isStreamingCapture && !single.isMultiplanar)
+        #expect(multi.isStreamingCapture && multi.isMultiplanar)
+        #expect(both.isStreamingCapture && !both.isMultiplanar)
+        #expect(!caps(V4L2_CAP_VIDEO_CAPTURE_MPLANE).isStreamingCapture)  // read() only
+        #expect(!caps(V4L2_CAP_VIDEO_OUTPUT_MPLANE | V4L2_CAP_STREAMING).isStreamingCapture)
     }
 
     @Test("separate-plane codes (NV12M, YUV420M…) name the layouts their planes make together")
