@@ -164,6 +164,28 @@ extension VirtualCameraSuites {
             account.check(expectedSlots: 125, tolerance: 3)
         }
 
+        @Test("pinhole snap --device asks only that camera, and enumerates its controls once, as pinhole devices does")
+        func startUpQueries() throws {
+            let folder = try TemporaryDirectory()
+            /// The VIDIOC_QUERY_EXT_CTRL calls `arguments` make on each node, as strace sees them.
+            func controlQueries(_ arguments: [String], _ name: String) throws -> [String: Int] {
+                let log = folder.path("\(name).strace")
+                let result = try runTool("strace", ["-f", "-y", "-e", "trace=ioctl", "-o", log, pinholeBinary] + arguments)
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+                var counts: [String: Int] = [:]
+                for line in try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n") where line.contains("VIDIOC_QUERY_EXT_CTRL") {
+                    for node in ["/dev/video0", "/dev/video1"] where line.contains("<\(node)>") { counts[node, default: 0] += 1 }
+                }
+                return counts
+            }
+            let listing = try controlQueries(["devices"], "devices")
+            let once = try #require(listing["/dev/video0"])
+            #expect(once > 20 && listing["/dev/video1"] == once, "\(listing)")
+            let snap = try controlQueries(["snap", "--device", "/dev/video0", "--size", "320x180", "--warmup", "0", "-o", folder.path("q.jpg")], "snap")
+            #expect(snap["/dev/video0"] == once, "pinhole snap enumerated /dev/video0's controls \(Double(snap["/dev/video0"] ?? 0) / Double(once)) times")
+            #expect(snap["/dev/video1"] == nil, "pinhole snap --device /dev/video0 asked /dev/video1 too: \(snap)")
+        }
+
         @Test("V4L2 events: a control changed through another handle wakes a subscriber's poll and is dequeued once")
         func controlEvents() throws {
             let listener = try V4L2Device(path: "/dev/video0")

@@ -113,6 +113,9 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
         return nil
     }
     let source: Source
+    /// The V4L2 controls as the description read them (nil when it could not open the node), so a
+    /// session opening the camera does not enumerate them, and their menus, again.
+    let v4l2Controls: [V4L2ControlInfo]?
 
     /// Mutable configuration, guarded.
     struct State {
@@ -127,7 +130,7 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
     let state = Mutex(State())
 
     init(uniqueID: String, localizedName: String, manufacturer: String? = nil, position: Position, deviceType: DeviceType, formats: [Format],
-         controls: [DeviceControl], source: Source, isInfrared: Bool = false) {
+         controls: [DeviceControl], source: Source, isInfrared: Bool = false, v4l2Controls: [V4L2ControlInfo]? = nil) {
         self.uniqueID = uniqueID
         self.localizedName = localizedName
         self.manufacturer = manufacturer
@@ -137,6 +140,7 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
         self.controls = controls
         self.source = source
         self.isInfrared = isInfrared
+        self.v4l2Controls = v4l2Controls
     }
 
     /// The identifier (`uniqueID`).

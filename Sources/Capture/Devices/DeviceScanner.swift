@@ -73,7 +73,8 @@ enum DeviceScanner {
             }
         }
         guard !raw.isEmpty else { return nil }
-        let controls = device.controls().map(deviceControl)
+        let controlInfos = device.controls()
+        let controls = controlInfos.map(deviceControl)
         let isUSB = caps.busInfo.hasPrefix("usb")
         let lower = caps.card.lowercased()
         let integrated = ["integrated", "built-in", "builtin", "internal", "facetime", "front"].contains { lower.contains($0) }
@@ -94,7 +95,7 @@ enum DeviceScanner {
             .map { String(decoding: $0, as: UTF8.self).trimmedWhitespace() }
         return CaptureDevice(uniqueID: id, localizedName: caps.card, manufacturer: usbManufacturer ?? caps.driver, position: position, deviceType: type,
                              formats: groupedFormats(raw), controls: controls, source: .v4l2(path: path),
-                             isInfrared: V4L2PlanarCodes.isInfrared(offered.map(\.fourCC)))
+                             isInfrared: V4L2PlanarCodes.isInfrared(offered.map(\.fourCC)), v4l2Controls: controlInfos)
     }
 
     /// The sizes of a frame-size entry (stepwise ranges give the common sizes inside them).

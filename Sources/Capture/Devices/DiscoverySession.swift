@@ -47,13 +47,13 @@ extension CaptureDevice {
         case "test-back": return DeviceScanner.virtualDevices()[1]
         default: break
         }
-        let all = DeviceScanner.scan()
-        if let match = all.first(where: { $0.uniqueID == id || $0.path == id }) { return match }
+        // A node path names one node: only that one is opened and described (IDs are never paths).
         if id.hasPrefix("/") {
             if access(id, F_OK) != 0 { throw .deviceNotFound(id) }
             if let described = DeviceScanner.describe(path: id) { return described }
             throw .unsupported("\(id) is not a video capture device")
         }
+        if let match = DeviceScanner.scan().first(where: { $0.uniqueID == id }) { return match }
         throw .deviceNotFound(id)
     }
 

@@ -28,13 +28,14 @@ final class V4L2Backend: CameraBackend {
     /// NV12) first; the contiguous one is the default. For tests of the separate-plane path.
     var prefersSeparatePlanes = false
 
-    /// Opens the node at `path`; throws `.unsupported` when it is no video capture node.
-    init(path: String, name: String) throws(CaptureError) {
+    /// Opens the node at `path`; throws `.unsupported` when it is no video capture node. `controls`
+    /// are the node's controls as its description already read them (nil: enumerated here).
+    init(path: String, name: String, controls: [V4L2ControlInfo]? = nil) throws(CaptureError) {
         device = try V4L2Device(path: path)
         self.name = name
         // QUERYCAP chooses the single- or multi-planar API for everything that follows.
         guard try device.capabilities().isStreamingCapture else { throw .unsupported("\(path) is not a video capture device") }
-        controlInfo = Dictionary(device.controls().map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        controlInfo = Dictionary((controls ?? device.controls()).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
     deinit { stop() }
