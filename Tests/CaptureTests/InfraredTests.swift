@@ -19,6 +19,7 @@ struct InfraredTests {
         #expect(V4L2PlanarCodes.isInfrared([code("GREY")]))
         #expect(V4L2PlanarCodes.isInfrared([code("GREY"), code("Y16 ")]))
         #expect(V4L2PlanarCodes.isInfrared([code("Y10 ")]))
+        #expect(V4L2PlanarCodes.isInfrared([code("Y8I "), code("Y12I")]))  // a stereo infrared pair
         #expect(!V4L2PlanarCodes.isInfrared([code("GREY"), code("YUYV")]))
         #expect(!V4L2PlanarCodes.isInfrared([code("MJPG"), code("YUYV")]))
         #expect(!V4L2PlanarCodes.isInfrared([]))

@@ -32,11 +32,12 @@ enum V4L2PlanarCodes {
         (code("NM12"), .nv12), (code("NM21"), .nv21), (code("YM12"), .i420), (code("YM21"), .yv12), (code("YM16"), .i422), (code("YM24"), .i444),
     ]
 
-    /// The greyscale codes, 8 to 16 bits, packed or not (GREY, Y10, Y12, Y14, Y16, Y16-BE, Y10BPACK,
-    /// Y10P, Y12P, Y14P, IPU3 Y10): what infrared (face-login) sensors stream.
+    /// The greyscale codes, 4 to 16 bits, packed or not (GREY, Y4, Y6, Y10, Y12, Y14, Y16, Y16-BE,
+    /// Y10BPACK, Y10P, Y12P, Y14P, IPU3 Y10), and the interleaved left/right greyscale pairs of
+    /// stereo infrared cameras (Y8I, Y12I, Y16I): what infrared (face-login, depth) sensors stream.
     static let greyscale: Set<UInt32> = [
         code("GREY"), code("Y10 "), code("Y12 "), code("Y14 "), code("Y16 "), code("Y16 ") | 1 << 31, code("Y10B"), code("Y10P"),
-        code("Y12P"), code("Y14P"), code("ip3y"), code("Y04 "), code("Y06 "),
+        code("Y12P"), code("Y14P"), code("ip3y"), code("Y04 "), code("Y06 "), code("Y8I "), code("Y12I"), code("Y16I"),
     ]
 
     /// The format of `fourCC` in Pinhole's terms, separate-plane codes included.
