@@ -4,12 +4,12 @@ import Glibc
 // The model's work that needs no actor: finding, choosing and opening cameras (run on worker
 // threads), and small helpers.
 extension CameraModel {
-    /// The cameras the app offers: infrared-only cameras (GREY formats only, as face-login
-    /// cameras are) are left out; the test cameras only when asked for.
+    /// The cameras the app offers: infrared cameras (`isInfrared`: greyscale formats only, as
+    /// face-login cameras are) are left out; the test cameras only when asked for.
     nonisolated static func usableCameras(includeTest: Bool) -> [CaptureDevice] {
         let types: [CaptureDevice.DeviceType] = includeTest ? CaptureDevice.DeviceType.allCases : CaptureDevice.DeviceType.allCases.filter { $0 != .virtual }
         return CaptureDevice.DiscoverySession(deviceTypes: types).devices.filter { device in
-            device.authorizationStatus != .authorized || (!device.formats.isEmpty && !device.formats.allSatisfy { $0.pixelFormat == .grey })
+            device.authorizationStatus != .authorized || (!device.formats.isEmpty && !device.isInfrared)
         }
     }
 

@@ -119,7 +119,7 @@ extension CameraModel {
             toast(CameraWords.translate("The video stopped early: %@", CameraWords.reason(error)))
         }
         guard let summary, summary.frameCount > 0 else { return }
-        if let kept = summary.keptFrameRate { onToast(Self.droppedFramesWords(kept: kept, camera: summary.cameraFrameRate)) }
+        if let kept = summary.keptFrameRate { toast(Self.droppedFramesWords(kept: kept, camera: summary.cameraFrameRate)) }
         guard let library = await openLibrary() else {
             if let error = libraryError { toast(CameraWords.translate("The video was not added to the library: %@", CameraWords.reason(error))) }
             return

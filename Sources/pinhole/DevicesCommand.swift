@@ -34,6 +34,10 @@ enum DevicesCommand {
         var lines = [L("%@ — %@, %@", device.localizedName, positionText(device.position), typeText(device.deviceType))]
         lines.append("  " + L("ID: %@", device.uniqueID))
         if let path = device.path { lines.append("  " + L("Node: %@", path)) }
+        if device.isInfrared {
+            // Translators: under a camera in `pinhole devices`; face-login cameras see infrared light only.
+            lines.append("  " + L("Infrared: greyscale only (a face-login camera); never chosen by default, use --device to pick it"))
+        }
         lines.append("  " + L("Access: %@", accessText(device)))
         if !device.formats.isEmpty {
             lines.append("  " + L("Formats:"))
@@ -121,7 +125,7 @@ enum DevicesCommand {
                 return item
             },
             "maxPhotoDimensions": ["width": device.maxPhotoDimensions.width, "height": device.maxPhotoDimensions.height],
-            "hasFlash": device.hasFlash, "hasTorch": device.hasTorch,
+            "hasFlash": device.hasFlash, "hasTorch": device.hasTorch, "infrared": device.isInfrared,
         ]
         if let path = device.path { object["path"] = path }
         return object

@@ -18,11 +18,44 @@ enum VividControl {
     static let injectFatalStreamingError = ControlID(rawValue: 0xf0f046)
 }
 
-/// Reloads vivid with two webcam-like devices (control values persist until a reload).
-func reloadVivid() throws {
+/// Reloads vivid with two webcam-like devices (control values persist until a reload), or with
+/// the `webcam` preset's `arguments` given.
+func reloadVivid(_ arguments: [String] = ["2"]) throws {
     let repo = ProcessInfo.processInfo.environment["PINHOLE_REPO"] ?? FileManager.default.currentDirectoryPath
-    let result = try runTool("bash", [repo + "/scripts/vm/vivid", "load", "webcam", "2"])
+    let result = try runTool("bash", [repo + "/scripts/vm/vivid", "load", "webcam"] + arguments)
     try #require(result.status == 0, "vivid did not load: \(result.stderr)")
+}
+
+/// The colours at the centres of vivid's eight colour bars in a 320×180 frame, on a row below
+/// its text overlay (which covers the top 130 rows at that size).
+func vividBars(_ image: PixelBuffer) -> [(UInt8, UInt8, UInt8)] {
+    (0..<8).map { i -> (UInt8, UInt8, UInt8) in
+        let p = image.bgraPixel(x: i * 40 + 20, y: 170)
+        return (p.r, p.g, p.b)
+    }
+}
+
+/// Checks RGB24 bar samples: white, yellow, cyan, green, magenta, red, blue, black, by which channels are lit.
+func expectVividBars(_ samples: [(UInt8, UInt8, UInt8)]) {
+    let lit: [(Bool, Bool, Bool)] = [(true, true, true), (true, true, false), (false, true, true), (false, true, false),
+                                     (true, false, true), (true, false, false), (false, false, true), (false, false, false)]
+    for (sample, expected) in zip(samples, lit) {
+        #expect((sample.0 > 120, sample.1 > 120, sample.2 > 120) == expected, "RGB24 bars: \(samples)")
+    }
+}
+
+/// Checks bar samples of `format` against RGB24's `reference` ones (within 6 levels; GREY against
+/// the luma vivid derives with Rec. 709 weights).
+func expectVividBars(_ samples: [(UInt8, UInt8, UInt8)], match reference: [(UInt8, UInt8, UInt8)], format: String, grey: Bool = false) {
+    for (i, (sample, want)) in zip(samples, reference).enumerated() {
+        if grey {
+            let luma = (2126 * Int(want.0) + 7152 * Int(want.1) + 722 * Int(want.2)) / 10000
+            #expect(abs(Int(sample.1) - luma) <= 6 && sample.0 == sample.1 && sample.1 == sample.2, "\(format) bar \(i): \(sample) vs luma \(luma)")
+        } else {
+            let error = max(abs(Int(sample.0) - Int(want.0)), abs(Int(sample.1) - Int(want.1)), abs(Int(sample.2) - Int(want.2)))
+            #expect(error <= 6, "\(format) bar \(i): \(sample) vs RGB24's \(want)")
+        }
+    }
 }
 
 /// Presses or sets one of vivid's test controls on `device`.
@@ -84,32 +117,13 @@ extension VirtualCameraSuites {
                 let (session, output) = try await vividSession(device, format: format)
                 let taken = await frames(from: output, count: 2, seconds: patience)
                 session.stopRunning()
-                let image = try #require(taken.last, "no frames in \(format)").imageBuffer
-                // Bar centres on a row below vivid's text overlay (it covers the top 130 rows at 320×180).
-                let samples = (0..<8).map { i -> (UInt8, UInt8, UInt8) in
-                    let p = image.bgraPixel(x: i * 40 + 20, y: 170)
-                    return (p.r, p.g, p.b)
-                }
-                if reference == nil {
+                let samples = vividBars(try #require(taken.last, "no frames in \(format)").imageBuffer)
+                guard let reference else {
                     reference = samples
-                    // White, yellow, cyan, green, magenta, red, blue, black: which channels are lit.
-                    let lit: [(Bool, Bool, Bool)] = [(true, true, true), (true, true, false), (false, true, true), (false, true, false),
-                                                     (true, false, true), (true, false, false), (false, false, true), (false, false, false)]
-                    for (sample, expected) in zip(samples, lit) {
-                        #expect((sample.0 > 120, sample.1 > 120, sample.2 > 120) == expected, "RGB24 bars: \(samples)")
-                    }
+                    expectVividBars(samples)
                     continue
                 }
-                for (i, (sample, want)) in zip(samples, reference!).enumerated() {
-                    if format == .grey {
-                        // vivid derives GREY from its sRGB picture with Rec. 709 luma weights.
-                        let luma = (2126 * Int(want.0) + 7152 * Int(want.1) + 722 * Int(want.2)) / 10000
-                        #expect(abs(Int(sample.1) - luma) <= 6 && sample.0 == sample.1 && sample.1 == sample.2, "\(format) bar \(i): \(sample) vs luma \(luma)")
-                    } else {
-                        let error = max(abs(Int(sample.0) - Int(want.0)), abs(Int(sample.1) - Int(want.1)), abs(Int(sample.2) - Int(want.2)))
-                        #expect(error <= 6, "\(format) bar \(i): \(sample) vs RGB24's \(want)")
-                    }
-                }
+                expectVividBars(samples, match: reference, format: "\(format)", grey: format == .grey)
             }
         }
 
@@ -148,6 +162,28 @@ extension VirtualCameraSuites {
             // by most of an interval (33 ms of the 40 seen): the first frame, the last one and the
             // frame that ends the limit may each move the count by one.
             account.check(expectedSlots: 125, tolerance: 3)
+        }
+
+        @Test("pinhole snap --device asks only that camera, and enumerates its controls once, as pinhole devices does")
+        func startUpQueries() throws {
+            let folder = try TemporaryDirectory()
+            /// The VIDIOC_QUERY_EXT_CTRL calls `arguments` make on each node, as strace sees them.
+            func controlQueries(_ arguments: [String], _ name: String) throws -> [String: Int] {
+                let log = folder.path("\(name).strace")
+                let result = try runTool("strace", ["-f", "-y", "-e", "trace=ioctl", "-o", log, pinholeBinary] + arguments)
+                #expect(result.status == 0, "\(arguments): \(result.stderr)")
+                var counts: [String: Int] = [:]
+                for line in try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n") where line.contains("VIDIOC_QUERY_EXT_CTRL") {
+                    for node in ["/dev/video0", "/dev/video1"] where line.contains("<\(node)>") { counts[node, default: 0] += 1 }
+                }
+                return counts
+            }
+            let listing = try controlQueries(["devices"], "devices")
+            let once = try #require(listing["/dev/video0"])
+            #expect(once > 20 && listing["/dev/video1"] == once, "\(listing)")
+            let snap = try controlQueries(["snap", "--device", "/dev/video0", "--size", "320x180", "--warmup", "0", "-o", folder.path("q.jpg")], "snap")
+            #expect(snap["/dev/video0"] == once, "pinhole snap enumerated /dev/video0's controls \(Double(snap["/dev/video0"] ?? 0) / Double(once)) times")
+            #expect(snap["/dev/video1"] == nil, "pinhole snap --device /dev/video0 asked /dev/video1 too: \(snap)")
         }
 
         @Test("V4L2 events: a control changed through another handle wakes a subscriber's poll and is dequeued once")

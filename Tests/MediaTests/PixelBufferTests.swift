@@ -65,6 +65,41 @@ struct PixelBufferTests {
         #expect(throws: MediaError.self) { try PixelBuffer(wrapping: small, format: .grey, width: 8, height: 8) { _ in } }
     }
 
+    @Test("wrapping planes placed apart (a driver's separate plane buffers) reads the same pixels as the contiguous frame, converted too")
+    func wrappingSeparatePlanes() throws {
+        // An I420 frame 6×4 with distinct samples, laid out contiguously…
+        let y = [UInt8](stride(from: 16, to: 16 + 24 * 9, by: 9)), u = [UInt8]([60, 110, 200, 90, 140, 230]), v = [UInt8]([240, 20, 128, 70, 180, 35])
+        let contiguous = try PixelBuffer(format: .i420, width: 6, height: 4, bytes: y + u + v)
+        // …and in one block with each plane on its own "page", the chroma rows padded to 8 bytes.
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: 3 * 64, alignment: 64)
+        defer { memory.deallocate() }
+        memory.initializeMemory(as: UInt8.self, repeating: 0xEE)
+        for (i, value) in y.enumerated() { memory[i] = value }
+        for row in 0..<2 {
+            for column in 0..<3 {
+                memory[64 + row * 8 + column] = u[row * 3 + column]
+                memory[128 + row * 8 + column] = v[row * 3 + column]
+            }
+        }
+        let apart = try PixelBuffer(wrapping: memory, format: .i420, width: 6, height: 4, planeOffsets: [0, 64, 128], bytesPerRow: [6, 8, 8]) { _ in }
+        #expect(apart.baseAddress == memory.baseAddress)
+        #expect(apart.packedBytes() == contiguous.packedBytes())
+        for yy in 0..<4 {
+            for xx in 0..<6 { #expect(apart.bgraPixel(x: xx, y: yy) == contiguous.bgraPixel(x: xx, y: yy), "(\(xx), \(yy))") }
+        }
+        #expect(try apart.converted(to: .bgra).packedBytes() == contiguous.converted(to: .bgra).packedBytes())
+        // A plane past the end, a stride shorter than a row, a count that does not match: refused.
+        #expect(throws: MediaError.self) {
+            try PixelBuffer(wrapping: memory, format: .i420, width: 6, height: 4, planeOffsets: [0, 64, 184], bytesPerRow: [6, 8, 8]) { _ in }
+        }
+        #expect(throws: MediaError.self) {
+            try PixelBuffer(wrapping: memory, format: .i420, width: 6, height: 4, planeOffsets: [0, 64, 128], bytesPerRow: [6, 2, 8]) { _ in }
+        }
+        #expect(throws: MediaError.self) {
+            try PixelBuffer(wrapping: memory, format: .nv12, width: 6, height: 4, planeOffsets: [0, 64, 128], bytesPerRow: [6, 8, 8]) { _ in }
+        }
+    }
+
     @Test("a pool recycles released buffers and never grows past its maximum")
     func pool() throws {
         let pool = try PixelBufferPool(format: .nv12, width: 64, height: 48, maximumCount: 3, preallocate: 2)

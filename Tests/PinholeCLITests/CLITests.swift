@@ -55,6 +55,9 @@ struct CLITests {
         #expect(array.compactMap { $0["id"] as? String } == ["pinhole-test-camera-front", "pinhole-test-camera-back"])
         let formats = try #require(array[1]["formats"] as? [[String: Any]])
         #expect(formats.contains { ($0["pixelFormat"] as? String) == "MJPEG" && ($0["width"] as? Int) == 1920 })
+        // The test cameras stream colour: not infrared, in the JSON and in the text.
+        #expect(array.allSatisfy { ($0["infrared"] as? Bool) == false }, "\(array.map { $0["infrared"] ?? "missing" })")
+        #expect(!text.stdout.contains("Infrared"))
     }
 
     @Test("snap saves into XDG_PICTURES_DIR/Camera with a dated name, at the largest size, and prints the path")

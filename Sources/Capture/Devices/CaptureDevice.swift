@@ -103,12 +103,19 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
     public let formats: [Format]
     /// Every control the camera offers.
     public let controls: [DeviceControl]
+    /// Whether this is an infrared camera: every format it offers is greyscale (GREY, Y10, Y16…),
+    /// as with the face-login (Windows Hello) sensors beside a laptop's webcam. Such a camera is
+    /// listed and can be opened by name, but `CaptureDevice.default(for:position:)` never picks it.
+    public let isInfrared: Bool
     /// The device node, for V4L2 cameras.
     public var path: String? {
         if case let .v4l2(path) = source { return path }
         return nil
     }
     let source: Source
+    /// The V4L2 controls as the description read them (nil when it could not open the node), so a
+    /// session opening the camera does not enumerate them, and their menus, again.
+    let v4l2Controls: [V4L2ControlInfo]?
 
     /// Mutable configuration, guarded.
     struct State {
@@ -123,7 +130,7 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
     let state = Mutex(State())
 
     init(uniqueID: String, localizedName: String, manufacturer: String? = nil, position: Position, deviceType: DeviceType, formats: [Format],
-         controls: [DeviceControl], source: Source) {
+         controls: [DeviceControl], source: Source, isInfrared: Bool = false, v4l2Controls: [V4L2ControlInfo]? = nil) {
         self.uniqueID = uniqueID
         self.localizedName = localizedName
         self.manufacturer = manufacturer
@@ -132,6 +139,8 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
         self.formats = formats
         self.controls = controls
         self.source = source
+        self.isInfrared = isInfrared
+        self.v4l2Controls = v4l2Controls
     }
 
     /// The identifier (`uniqueID`).

@@ -59,8 +59,12 @@ enum DeviceScanner {
         }
         guard let caps = try? device.capabilities(), caps.isStreamingCapture else { return nil }
         var raw: [(PixelFormat, Int, Int, [FrameInterval])] = []
-        for format in device.pixelFormats() {
-            guard let pixelFormat = PixelFormat(fourCC: format.fourCC) else { continue }
+        let offered = device.pixelFormats()
+        for format in offered {
+            guard let pixelFormat = V4L2PlanarCodes.pixelFormat(format.fourCC) else { continue }
+            // A layout offered both whole and with its planes in separate buffers (NV12 and NV12M,
+            // on multi-planar nodes) is one format to the user: the whole one is streamed.
+            if format.fourCC != pixelFormat.fourCC, offered.contains(where: { $0.fourCC == pixelFormat.fourCC }) { continue }
             for size in device.frameSizes(fourCC: format.fourCC) {
                 for (w, h) in dimensions(of: size) {
                     let intervals = device.frameIntervals(fourCC: format.fourCC, width: w, height: h).sorted()
@@ -69,7 +73,8 @@ enum DeviceScanner {
             }
         }
         guard !raw.isEmpty else { return nil }
-        let controls = device.controls().map(deviceControl)
+        let controlInfos = device.controls()
+        let controls = controlInfos.map(deviceControl)
         let isUSB = caps.busInfo.hasPrefix("usb")
         let lower = caps.card.lowercased()
         let integrated = ["integrated", "built-in", "builtin", "internal", "facetime", "front"].contains { lower.contains($0) }
@@ -89,7 +94,8 @@ enum DeviceScanner {
         let usbManufacturer = (try? FileBytes.read(path: "/sys/class/video4linux/\(node)/device/../manufacturer", limit: 4096))
             .map { String(decoding: $0, as: UTF8.self).trimmedWhitespace() }
         return CaptureDevice(uniqueID: id, localizedName: caps.card, manufacturer: usbManufacturer ?? caps.driver, position: position, deviceType: type,
-                             formats: groupedFormats(raw), controls: controls, source: .v4l2(path: path))
+                             formats: groupedFormats(raw), controls: controls, source: .v4l2(path: path),
+                             isInfrared: V4L2PlanarCodes.isInfrared(offered.map(\.fourCC)), v4l2Controls: controlInfos)
     }
 
     /// The sizes of a frame-size entry (stepwise ranges give the common sizes inside them).

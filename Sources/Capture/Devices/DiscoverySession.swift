@@ -23,10 +23,15 @@ extension CaptureDevice {
     }
 
     /// The best camera for `position`: a real one facing that way, else any real one (for
-    /// `.unspecified`), else the virtual test camera when `allowVirtual`.
+    /// `.unspecified`), else the virtual test camera when `allowVirtual`. Infrared cameras
+    /// (`isInfrared`) are never chosen: open one by its ID or node.
     public static func `default`(for mediaType: MediaType = .video, position: Position = .unspecified, allowVirtual: Bool = true) -> CaptureDevice? {
-        let all = DeviceScanner.scan(includeVirtual: allowVirtual)
-        let usable = all.filter { !$0.formats.isEmpty }
+        preferred(among: DeviceScanner.scan(includeVirtual: allowVirtual), position: position, allowVirtual: allowVirtual)
+    }
+
+    /// `default(for:position:allowVirtual:)`'s choice among `all`.
+    static func preferred(among all: [CaptureDevice], position: Position, allowVirtual: Bool) -> CaptureDevice? {
+        let usable = all.filter { !$0.formats.isEmpty && !$0.isInfrared }
         let real = usable.filter { $0.deviceType != .virtual }
         if let exact = real.first(where: { $0.position == position }) { return exact }
         if position == .unspecified || position == .external, let first = real.first { return first }
@@ -42,13 +47,13 @@ extension CaptureDevice {
         case "test-back": return DeviceScanner.virtualDevices()[1]
         default: break
         }
-        let all = DeviceScanner.scan()
-        if let match = all.first(where: { $0.uniqueID == id || $0.path == id }) { return match }
+        // A node path names one node: only that one is opened and described (IDs are never paths).
         if id.hasPrefix("/") {
             if access(id, F_OK) != 0 { throw .deviceNotFound(id) }
             if let described = DeviceScanner.describe(path: id) { return described }
             throw .unsupported("\(id) is not a video capture device")
         }
+        if let match = DeviceScanner.scan().first(where: { $0.uniqueID == id }) { return match }
         throw .deviceNotFound(id)
     }
 

@@ -4,14 +4,16 @@ import Media
 /// Opening the driver for a camera, and the stream a preset picks on it.
 extension CaptureSession {
     /// Opens the driver for `device`. A V4L2 camera that came back under another node number
-    /// (replugged while its old node was still held) is found again by its unique ID.
+    /// (replugged while its old node was still held) is found again by its unique ID. The controls
+    /// come from the description, which read them already: opening does not enumerate them again.
     static func makeBackend(for device: CaptureDevice) throws(CaptureError) -> CameraBackend {
         switch device.source {
         case let .v4l2(path):
-            if access(path, F_OK) != 0, let moved = DeviceScanner.scan(includeVirtual: false).first(where: { $0.uniqueID == device.uniqueID })?.path {
-                return try V4L2Backend(path: moved, name: device.localizedName)
+            if access(path, F_OK) != 0, let moved = DeviceScanner.scan(includeVirtual: false).first(where: { $0.uniqueID == device.uniqueID }),
+               let movedPath = moved.path {
+                return try V4L2Backend(path: movedPath, name: device.localizedName, controls: moved.v4l2Controls)
             }
-            return try V4L2Backend(path: path, name: device.localizedName)
+            return try V4L2Backend(path: path, name: device.localizedName, controls: device.v4l2Controls)
         case .virtual:
             return try VirtualCameraBackend(id: device.uniqueID, name: device.localizedName)
         }

@@ -1,11 +1,16 @@
 import CV4L2
 import Media
 
-/// A V4L2 camera as a `CameraBackend`: S_FMT/S_PARM, mmap buffers, poll + DQBUF.
+/// A V4L2 camera as a `CameraBackend`: S_FMT/S_PARM, mmap buffers, poll + DQBUF, through the
+/// single-planar API or, for nodes that only speak it (SoC cameras), the multi-planar one.
 ///
 /// Frames are lent to the callback straight from the driver's mmap'd buffer (no copy) and the
 /// buffer goes back to the driver as soon as the callback returns. The wrappers around the
 /// mapped buffers are made once per stream start, so streaming allocates nothing per frame.
+/// Formats whose planes lie in separate driver buffers (NV12M, YUV420M…) are wrapped the same
+/// way: `V4L2Device` maps a buffer's planes side by side, and the wrapper knows where each
+/// starts. A driver that moves the data inside a plane (`data_offset`, as vivid does in
+/// multi-planar mode) gets that buffer's wrapper remade once, when the offset first changes.
 final class V4L2Backend: CameraBackend {
     /// How many buffers to ask the driver for: enough to ride out a slow callback.
     static let bufferCount = 4
@@ -15,21 +20,36 @@ final class V4L2Backend: CameraBackend {
     private var configuration: StreamConfiguration?
     private var pixFormat: V4L2PixFormat?
     private var frames: [PixelBuffer] = []
+    /// The `data_offset`s each of `frames` was made for.
+    private var frameDataOffsets: [SIMD4<UInt32>] = []
     private var streaming = false
     private let controlInfo: [UInt32: V4L2ControlInfo]
+    /// On a multi-planar node offering both, asks for a format's separate-plane variant (NV12M for
+    /// NV12) first; the contiguous one is the default. For tests of the separate-plane path.
+    var prefersSeparatePlanes = false
 
-    /// Opens the node at `path`.
-    init(path: String, name: String) throws(CaptureError) {
+    /// Opens the node at `path`; throws `.unsupported` when it is no video capture node. `controls`
+    /// are the node's controls as its description already read them (nil: enumerated here).
+    init(path: String, name: String, controls: [V4L2ControlInfo]? = nil) throws(CaptureError) {
         device = try V4L2Device(path: path)
         self.name = name
-        controlInfo = Dictionary(device.controls().map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        // QUERYCAP chooses the single- or multi-planar API for everything that follows.
+        guard try device.capabilities().isStreamingCapture else { throw .unsupported("\(path) is not a video capture device") }
+        controlInfo = Dictionary((controls ?? device.controls()).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
     deinit { stop() }
 
     func configure(_ request: StreamConfiguration) throws(CaptureError) -> StreamConfiguration {
-        let set = try device.setFormat(fourCC: request.pixelFormat.fourCC, width: request.width, height: request.height)
-        guard let format = PixelFormat(fourCC: set.fourCC), format == request.pixelFormat,
+        // A multi-planar node may offer a layout only with its planes in separate buffers (NV12M):
+        // asked for NV12, it then sets something else, and the separate-plane code is asked next.
+        let separate = device.isMultiplanar ? V4L2PlanarCodes.separateCode(of: request.pixelFormat) : nil
+        let codes = [request.pixelFormat.fourCC] + (separate.map { [$0] } ?? [])
+        var set = try device.setFormat(fourCC: prefersSeparatePlanes ? codes.last! : codes[0], width: request.width, height: request.height)
+        if codes.count == 2, V4L2PlanarCodes.pixelFormat(set.fourCC) != request.pixelFormat || (prefersSeparatePlanes && set.fourCC != codes[1]) {
+            set = try device.setFormat(fourCC: prefersSeparatePlanes ? codes[0] : codes[1], width: request.width, height: request.height)
+        }
+        guard let format = V4L2PlanarCodes.pixelFormat(set.fourCC), format == request.pixelFormat,
               set.width == request.width, set.height == request.height else {
             throw .unsupported("\(request.pixelFormat) at \(request.width)×\(request.height) (the driver offered \(set.width)×\(set.height))")
         }
@@ -49,27 +69,16 @@ final class V4L2Backend: CameraBackend {
         let count = try device.allocateBuffers(count: V4L2Backend.bufferCount)
         var made: [PixelBuffer] = []
         for index in 0..<count {
-            let memory = device.memory(ofBuffer: index)
-            let strides: [Int]? = switch configuration.pixelFormat {
-            case .mjpeg: nil
-            case .nv12, .nv21: [pixFormat.bytesPerLine, pixFormat.bytesPerLine]
-            case .i420, .yv12, .i422: [pixFormat.bytesPerLine, pixFormat.bytesPerLine / 2, pixFormat.bytesPerLine / 2]
-            case .i444: [pixFormat.bytesPerLine, pixFormat.bytesPerLine, pixFormat.bytesPerLine]
-            default: [pixFormat.bytesPerLine]
-            }
-            do {
-                let buffer = try PixelBuffer(wrapping: UnsafeMutableRawBufferPointer(mutating: memory), format: configuration.pixelFormat,
-                                             width: configuration.width, height: configuration.height, bytesPerRow: strides) { _ in }
-                // V4L2 YUV defaults to limited range unless the driver says full.
-                buffer.yuvRange = pixFormat.quantization == UInt32(V4L2_QUANTIZATION_FULL_RANGE.rawValue) ? .full : .video
-                made.append(buffer)
+            do throws(CaptureError) {
+                made.append(try wrap(buffer: index, configuration: configuration, pixFormat: pixFormat, dataOffsets: .zero))
             } catch {
                 device.unmapBuffers()
-                throw .media(error)
+                throw error
             }
             try device.queueBuffer(index)
         }
         frames = made
+        frameDataOffsets = Array(repeating: .zero, count: count)
         // Drivers that can change format on their own (HDMI grabbers, some phones) say so with an
         // event; most webcams do not support the subscription, which is fine.
         try? device.subscribe(event: UInt32(V4L2_EVENT_SOURCE_CHANGE))
@@ -81,7 +90,59 @@ final class V4L2Backend: CameraBackend {
         if streaming { device.streamOff() }
         streaming = false
         frames.removeAll()
+        frameDataOffsets.removeAll()
         device.unmapBuffers()
+    }
+
+    /// A wrapper around mapped buffer `index` as a frame of `configuration`, its planes where
+    /// `pixFormat` and the driver's `dataOffsets` put them (no copy).
+    private func wrap(buffer index: Int, configuration: StreamConfiguration, pixFormat: V4L2PixFormat,
+                      dataOffsets: SIMD4<UInt32>) throws(CaptureError) -> PixelBuffer {
+        let format = configuration.pixelFormat
+        let (width, height) = (configuration.width, configuration.height)
+        let memory = UnsafeMutableRawBufferPointer(mutating: device.memory(ofBuffer: index))
+        let memoryPlanes = device.planes(ofBuffer: index)
+        let buffer: PixelBuffer
+        if memoryPlanes.count == 1 {
+            // One memory plane: the frame's planes follow one another in it, from its data offset.
+            let start = min(Int(dataOffsets[0]), memoryPlanes[0].length)
+            let strides: [Int]? = switch format {
+            case .mjpeg: nil
+            case .nv12, .nv21: [pixFormat.bytesPerLine, pixFormat.bytesPerLine]
+            case .i420, .yv12, .i422: [pixFormat.bytesPerLine, pixFormat.bytesPerLine / 2, pixFormat.bytesPerLine / 2]
+            case .i444: [pixFormat.bytesPerLine, pixFormat.bytesPerLine, pixFormat.bytesPerLine]
+            default: [pixFormat.bytesPerLine]
+            }
+            let region = UnsafeMutableRawBufferPointer(rebasing: memory[start..<memoryPlanes[0].length])
+            do throws(MediaError) {
+                buffer = try PixelBuffer(wrapping: region, format: format, width: width, height: height, bytesPerRow: strides) { _ in }
+            } catch {
+                throw .media(error)
+            }
+        } else {
+            // One memory plane per frame plane (NV12M, YUV420M…), each mapped on its own pages.
+            guard memoryPlanes.count == format.planeCount, pixFormat.memoryPlanes.count == format.planeCount, memoryPlanes.count <= 4 else {
+                throw .unsupported("\(format) in \(memoryPlanes.count) separate buffers on \(name)")
+            }
+            let geometry = format.planeGeometry(width: width, height: height)
+            var offsets: [Int] = []
+            for plane in 0..<memoryPlanes.count {
+                let offset = Int(dataOffsets[plane]), stride = pixFormat.memoryPlanes[plane].bytesPerLine
+                // Each plane must fit its own buffer, not run on into the next one's pages.
+                let needed = offset + stride * (geometry[plane].rows - 1) + geometry[plane].rowBytes
+                guard needed <= memoryPlanes[plane].length else { throw .media(.bufferTooShort(needed: needed, actual: memoryPlanes[plane].length)) }
+                offsets.append(memoryPlanes[plane].offset + offset)
+            }
+            do throws(MediaError) {
+                buffer = try PixelBuffer(wrapping: memory, format: format, width: width, height: height, planeOffsets: offsets,
+                                         bytesPerRow: pixFormat.memoryPlanes.map(\.bytesPerLine)) { _ in }
+            } catch {
+                throw .media(error)
+            }
+        }
+        // V4L2 YUV defaults to limited range unless the driver says full.
+        buffer.yuvRange = pixFormat.quantization == UInt32(V4L2_QUANTIZATION_FULL_RANGE.rawValue) ? .full : .video
+        return buffer
     }
 
     func nextFrame(timeout: Double, _ body: (RawFrame) throws(CaptureError) -> Void) throws(CaptureError) -> FrameWait {
@@ -111,10 +172,16 @@ final class V4L2Backend: CameraBackend {
             throw .streamFailed(device: name, reason: "the driver returned buffer \(dequeued.index) of \(frames.count)")
         }
         let handled = Result { () throws(CaptureError) -> FrameWait in
-            let buffer = frames[dequeued.index]
             if dequeued.hasError { return .corrupt }
+            if dequeued.dataOffsets != frameDataOffsets[dequeued.index], let configuration, let pixFormat {
+                // The driver put the data elsewhere in the planes than last time: a new wrapper, once.
+                frames[dequeued.index] = try wrap(buffer: dequeued.index, configuration: configuration, pixFormat: pixFormat,
+                                                  dataOffsets: dequeued.dataOffsets)
+                frameDataOffsets[dequeued.index] = dequeued.dataOffsets
+            }
+            let buffer = frames[dequeued.index]
             if buffer.format == .mjpeg {
-                buffer.payloadSize = dequeued.bytesUsed  // clamped to the mapping
+                buffer.payloadSize = dequeued.bytesUsed - Int(dequeued.dataOffsets[0])  // clamped to the mapping
                 guard JPEGBytes.looksComplete(buffer.payload) else { return .corrupt }
             }
             try body(RawFrame(buffer: buffer, timestampNanoseconds: dequeued.timestampNanoseconds, sequence: dequeued.sequence))

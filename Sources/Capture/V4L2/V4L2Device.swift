@@ -26,12 +26,25 @@ enum V4L2TestFaults {
 /// unmaps and closes. Streaming calls (buffers, formats) come from one thread at a time (the
 /// session's queue, or its streaming thread while it runs); control ioctls may come from any
 /// thread, as the kernel serialises them (`BackendReference` guards the backend's side).
+///
+/// Single- or multi-planar: `capabilities()` decides which API the streaming calls speak
+/// (`V4L2_BUF_TYPE_VIDEO_CAPTURE`, or `_MPLANE` for nodes that offer only that, as SoC cameras
+/// do). Until it is called, the device speaks the single-planar API.
 final class V4L2Device {
     /// The node's path, e.g. /dev/video0.
     let path: String
     /// The open file descriptor (non-blocking).
     let fd: Int32
-    private var mappings: [(pointer: UnsafeMutableRawPointer, length: Int)] = []
+    /// The mapped buffers: one address range each, holding its memory planes in order, each
+    /// plane starting on a page at `planeOffsets[p]` (one plane at 0 for single-planar buffers).
+    private var mappings: [(pointer: UnsafeMutableRawPointer, length: Int, planeOffsets: [Int], planeLengths: [Int])] = []
+    /// Whether streaming calls use the multi-planar API (set by `capabilities()`).
+    private(set) var isMultiplanar = false
+    /// The `v4l2_plane` array multi-planar buffer calls fill, allocated once so that a frame
+    /// allocates nothing.
+    private let planeScratch: UnsafeMutablePointer<v4l2_plane>
+    /// How many `v4l2_plane`s the scratch array holds (VIDEO_MAX_PLANES).
+    private static let maxPlanes = Int(PINHOLE_V4L2_MAX_PLANES)
 
     /// Opens `path` for streaming. Errors: access denied (with the group to join), busy, gone.
     init(path: String) throws(CaptureError) {
@@ -39,11 +52,33 @@ final class V4L2Device {
         guard fd >= 0 else { throw V4L2Errno.error("open", path: path) }
         self.path = path
         self.fd = fd
+        planeScratch = .allocate(capacity: V4L2Device.maxPlanes)
+        planeScratch.initialize(repeating: v4l2_plane(), count: V4L2Device.maxPlanes)
     }
 
     deinit {
         unmapBuffers()
         close(fd)
+        planeScratch.deallocate()
+    }
+
+    /// The buffer type of the streaming calls: single- or multi-planar video capture.
+    var bufferType: UInt32 {
+        isMultiplanar ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue : V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+    }
+
+    /// A buffer description for buffer `index` (or none yet, for DQBUF) of the streaming type;
+    /// multi-planar ones point at the zeroed plane scratch array.
+    private func bufferRequest(index: Int = 0) -> v4l2_buffer {
+        var buffer = v4l2_buffer()
+        buffer.index = UInt32(index)
+        buffer.type = bufferType
+        buffer.memory = V4L2_MEMORY_MMAP.rawValue
+        if isMultiplanar {
+            planeScratch.update(repeating: v4l2_plane(), count: V4L2Device.maxPlanes)
+            pinhole_v4l2_buffer_set_planes(&buffer, planeScratch, UInt32(V4L2Device.maxPlanes))
+        }
+        return buffer
     }
 
     /// Runs one ioctl, mapping failure to a `CaptureError`.
@@ -60,12 +95,14 @@ final class V4L2Device {
 
     // MARK: - Capabilities and formats
 
-    /// VIDIOC_QUERYCAP.
+    /// VIDIOC_QUERYCAP; also chooses the single- or multi-planar API for the calls that follow.
     func capabilities() throws(CaptureError) -> V4L2Capabilities {
         var caps = v4l2_capability()
         try control(PINHOLE_VIDIOC_QUERYCAP, "VIDIOC_QUERYCAP", &caps)
         let deviceCaps = caps.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0 ? caps.device_caps : caps.capabilities
-        return V4L2Capabilities(driver: cString(caps.driver), card: cString(caps.card), busInfo: cString(caps.bus_info), deviceCaps: deviceCaps)
+        let result = V4L2Capabilities(driver: cString(caps.driver), card: cString(caps.card), busInfo: cString(caps.bus_info), deviceCaps: deviceCaps)
+        isMultiplanar = result.isMultiplanar
+        return result
     }
 
     /// The pixel formats of the capture queue (fourCC, description, compressed?).
@@ -74,7 +111,7 @@ final class V4L2Device {
         for index in 0..<256 {
             var description = v4l2_fmtdesc()
             description.index = UInt32(index)
-            description.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+            description.type = bufferType
             guard attempt(PINHOLE_VIDIOC_ENUM_FMT, &description) == 0 else { break }
             result.append((description.pixelformat, cString(description.description), description.flags & UInt32(V4L2_FMT_FLAG_COMPRESSED) != 0))
         }
@@ -126,15 +163,20 @@ final class V4L2Device {
     /// VIDIOC_G_FMT.
     func format() throws(CaptureError) -> V4L2PixFormat {
         var format = v4l2_format()
-        format.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        format.type = bufferType
         try control(PINHOLE_VIDIOC_G_FMT, "VIDIOC_G_FMT", &format)
-        return V4L2PixFormat(format.fmt.pix)
+        return isMultiplanar ? V4L2PixFormat(multiplanar: format) : V4L2PixFormat(format.fmt.pix)
     }
 
     /// VIDIOC_S_FMT: asks for a format; the driver answers with what it set (which may differ).
     func setFormat(fourCC: UInt32, width: Int, height: Int) throws(CaptureError) -> V4L2PixFormat {
         var format = v4l2_format()
-        format.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        format.type = bufferType
+        if isMultiplanar {
+            pinhole_v4l2_set_pix_mp(&format, fourCC, UInt32(width), UInt32(height))
+            try control(PINHOLE_VIDIOC_S_FMT, "VIDIOC_S_FMT", &format)
+            return V4L2PixFormat(multiplanar: format)
+        }
         format.fmt.pix.pixelformat = fourCC
         format.fmt.pix.width = UInt32(width)
         format.fmt.pix.height = UInt32(height)
@@ -146,7 +188,7 @@ final class V4L2Device {
     /// VIDIOC_G_PARM: the frame interval the driver runs at (nil when it does not say).
     func frameInterval() -> FrameInterval? {
         var parameters = v4l2_streamparm()
-        parameters.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        parameters.type = bufferType
         guard attempt(PINHOLE_VIDIOC_G_PARM, &parameters) == 0 else { return nil }
         return V4L2Device.interval(parameters.parm.capture.timeperframe)
     }
@@ -156,7 +198,7 @@ final class V4L2Device {
     /// rate) the one it had. Nil only when the driver tells no frame interval at all.
     func setFrameInterval(_ interval: FrameInterval) -> FrameInterval? {
         var parameters = v4l2_streamparm()
-        parameters.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        parameters.type = bufferType
         guard attempt(PINHOLE_VIDIOC_G_PARM, &parameters) == 0 else { return nil }
         let before = V4L2Device.interval(parameters.parm.capture.timeperframe)
         guard parameters.parm.capture.capability & UInt32(V4L2_CAP_TIMEPERFRAME) != 0 else { return before }
@@ -223,26 +265,64 @@ final class V4L2Device {
         unmapBuffers()
         var request = v4l2_requestbuffers()
         request.count = UInt32(count)
-        request.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        request.type = bufferType
         request.memory = V4L2_MEMORY_MMAP.rawValue
         try control(PINHOLE_VIDIOC_REQBUFS, "VIDIOC_REQBUFS", &request)
         guard request.count > 0 else { throw .streamFailed(device: path, reason: "the driver gave no buffers") }
         for index in 0..<Int(request.count) {
-            var buffer = v4l2_buffer()
-            buffer.index = UInt32(index)
-            buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-            buffer.memory = V4L2_MEMORY_MMAP.rawValue
+            var buffer = bufferRequest(index: index)
             try control(PINHOLE_VIDIOC_QUERYBUF, "VIDIOC_QUERYBUF", &buffer)
-            let length = Int(buffer.length)
-            let pointer = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(pinhole_v4l2_buffer_offset(&buffer)))
-            guard let pointer, pointer != MAP_FAILED else {
-                let error = V4L2Errno.error("mmap", path: path)
+            do throws(CaptureError) {
+                mappings.append(isMultiplanar ? try mapPlanes(of: buffer) : try mapSingle(buffer))
+            } catch {
                 unmapBuffers()
                 throw error
             }
-            mappings.append((pointer, length))
         }
         return mappings.count
+    }
+
+    /// Maps a single-planar buffer that QUERYBUF described.
+    private func mapSingle(_ buffer: v4l2_buffer) throws(CaptureError) -> (UnsafeMutableRawPointer, Int, [Int], [Int]) {
+        var buffer = buffer
+        let length = Int(buffer.length)
+        let pointer = mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(pinhole_v4l2_buffer_offset(&buffer)))
+        guard let pointer, pointer != MAP_FAILED else { throw V4L2Errno.error("mmap", path: path) }
+        return (pointer, length, [0], [length])
+    }
+
+    /// Maps the planes of a multi-planar buffer that QUERYBUF described (into the plane scratch
+    /// array) side by side in one reserved address range, each on its own pages: so the planes of
+    /// a format like NV12M, in separate driver buffers, read as one frame with plane offsets,
+    /// without copying.
+    private func mapPlanes(of buffer: v4l2_buffer) throws(CaptureError) -> (UnsafeMutableRawPointer, Int, [Int], [Int]) {
+        let count = Int(buffer.length)
+        guard (1...V4L2Device.maxPlanes).contains(count) else {
+            throw .streamFailed(device: path, reason: "the driver described a buffer with \(count) planes")
+        }
+        let page = max(4096, Int(sysconf(Int32(_SC_PAGESIZE))))
+        let lengths = (0..<count).map { Int(planeScratch[$0].length) }
+        let memOffsets = (0..<count).map { pinhole_v4l2_plane_offset(planeScratch + $0) }
+        var offsets: [Int] = []
+        var total = 0
+        for length in lengths {
+            offsets.append(total)
+            total += (length + page - 1) / page * page
+        }
+        guard lengths.allSatisfy({ $0 > 0 }),
+              let reserved = mmap(nil, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), reserved != MAP_FAILED else {
+            throw V4L2Errno.error("mmap", path: path, code: lengths.allSatisfy { $0 > 0 } ? errno : EINVAL)
+        }
+        for plane in 0..<count {
+            let at = reserved + offsets[plane]
+            let mapped = mmap(at, lengths[plane], PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, off_t(memOffsets[plane]))
+            guard mapped == at else {
+                let error = V4L2Errno.error("mmap", path: path)
+                munmap(reserved, total)
+                throw error
+            }
+        }
+        return (reserved, total, offsets, lengths)
     }
 
     /// Unmaps every buffer and frees them in the driver (REQBUFS 0).
@@ -251,22 +331,24 @@ final class V4L2Device {
         for mapping in mappings { munmap(mapping.pointer, mapping.length) }
         mappings.removeAll()
         var request = v4l2_requestbuffers()
-        request.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+        request.type = bufferType
         request.memory = V4L2_MEMORY_MMAP.rawValue
         _ = attempt(PINHOLE_VIDIOC_REQBUFS, &request)
     }
 
-    /// The mapped memory of buffer `index`.
+    /// The mapped memory of buffer `index` (all its planes, for a multi-planar one).
     func memory(ofBuffer index: Int) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: mappings[index].pointer, count: mappings[index].length)
     }
 
+    /// Where each memory plane of buffer `index` starts in `memory(ofBuffer:)`, and its length.
+    func planes(ofBuffer index: Int) -> [(offset: Int, length: Int)] {
+        Array(zip(mappings[index].planeOffsets, mappings[index].planeLengths))
+    }
+
     /// Gives buffer `index` to the driver to fill.
     func queueBuffer(_ index: Int) throws(CaptureError) {
-        var buffer = v4l2_buffer()
-        buffer.index = UInt32(index)
-        buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-        buffer.memory = V4L2_MEMORY_MMAP.rawValue
+        var buffer = bufferRequest(index: index)
         #if DEBUG
         if V4L2TestFaults.fire(V4L2TestFaults.failNextQueue) { throw V4L2Errno.error("VIDIOC_QBUF", path: path, code: EINVAL) }
         #endif
@@ -275,9 +357,7 @@ final class V4L2Device {
 
     /// Takes a filled buffer back, or nil when none is ready (EAGAIN).
     func dequeueBuffer() throws(CaptureError) -> V4L2DequeuedBuffer? {
-        var buffer = v4l2_buffer()
-        buffer.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
-        buffer.memory = V4L2_MEMORY_MMAP.rawValue
+        var buffer = bufferRequest()
         guard pinhole_ioctl(fd, PINHOLE_VIDIOC_DQBUF, &buffer) == 0 else {
             if errno == EAGAIN { return nil }
             throw V4L2Errno.error("VIDIOC_DQBUF", path: path)
@@ -286,14 +366,22 @@ final class V4L2Device {
         #if DEBUG
         if V4L2TestFaults.fire(V4L2TestFaults.badIndexNext) { buffer.index += 1000 }
         #endif
-        return V4L2DequeuedBuffer(index: Int(buffer.index), bytesUsed: Int(buffer.bytesused), sequence: buffer.sequence,
-                                  timestampNanoseconds: nanoseconds, hasError: buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0)
+        var bytesUsed = Int(buffer.bytesused)
+        var dataOffsets = SIMD4<UInt32>.zero
+        if isMultiplanar {
+            // For multi-planar buffers, each plane says how much it holds and where its data starts.
+            bytesUsed = Int(planeScratch[0].bytesused)
+            for plane in 0..<min(4, Int(buffer.length), V4L2Device.maxPlanes) { dataOffsets[plane] = planeScratch[plane].data_offset }
+        }
+        return V4L2DequeuedBuffer(index: Int(buffer.index), bytesUsed: bytesUsed, sequence: buffer.sequence,
+                                  timestampNanoseconds: nanoseconds, hasError: buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0,
+                                  dataOffsets: dataOffsets)
     }
 
     /// VIDIOC_STREAMON. Unplug, busy and permission errors keep their meaning; anything else is
     /// the camera refusing to start (drivers answer EINVAL, EIO, ENOMEM… for a failing sensor).
     func streamOn() throws(CaptureError) {
-        var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+        var type = Int32(bufferType)
         guard withUnsafeMutablePointer(to: &type, { pinhole_ioctl(fd, PINHOLE_VIDIOC_STREAMON, UnsafeMutableRawPointer($0)) }) == 0 else {
             let code = errno
             switch V4L2Errno.error("VIDIOC_STREAMON", path: path, code: code) {
@@ -306,7 +394,7 @@ final class V4L2Device {
 
     /// VIDIOC_STREAMOFF (errors ignored: used when stopping, including after an unplug).
     func streamOff() {
-        var type = Int32(V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue)
+        var type = Int32(bufferType)
         _ = attempt(PINHOLE_VIDIOC_STREAMOFF, &type)
     }
 
@@ -350,6 +438,21 @@ extension V4L2PixFormat {
     /// Reads the interesting fields of a `v4l2_pix_format`.
     init(_ pix: v4l2_pix_format) {
         self.init(fourCC: pix.pixelformat, width: Int(pix.width), height: Int(pix.height), bytesPerLine: Int(pix.bytesperline),
-                  sizeImage: Int(pix.sizeimage), quantization: pix.quantization)
+                  sizeImage: Int(pix.sizeimage), quantization: pix.quantization,
+                  memoryPlanes: [V4L2PlaneFormat(bytesPerLine: Int(pix.bytesperline), sizeImage: Int(pix.sizeimage))])
+    }
+
+    /// Reads the interesting fields of a multi-planar format (`fmt.pix_mp`).
+    init(multiplanar format: v4l2_format) {
+        var format = format
+        var fourCC: UInt32 = 0, width: UInt32 = 0, height: UInt32 = 0, quantization: UInt32 = 0
+        let count = pinhole_v4l2_get_pix_mp(&format, &fourCC, &width, &height, &quantization)
+        let planes = (0..<count).map { index -> V4L2PlaneFormat in
+            var bytesPerLine: UInt32 = 0, sizeImage: UInt32 = 0
+            pinhole_v4l2_pix_mp_plane(&format, index, &bytesPerLine, &sizeImage)
+            return V4L2PlaneFormat(bytesPerLine: Int(bytesPerLine), sizeImage: Int(sizeImage))
+        }
+        self.init(fourCC: fourCC, width: Int(width), height: Int(height), bytesPerLine: planes.first?.bytesPerLine ?? 0,
+                  sizeImage: planes.first?.sizeImage ?? 0, quantization: quantization, memoryPlanes: planes)
     }
 }

@@ -149,6 +149,37 @@ public final class PixelBuffer: @unchecked Sendable {
         self.release = release
     }
 
+    /// Wraps memory owned elsewhere whose planes do not follow one another (a driver's planes in
+    /// separate buffers, mapped side by side): plane `p` starts `planeOffsets[p]` bytes into
+    /// `memory`, with rows `bytesPerRow[p]` apart. Nothing is copied; `release` runs when the
+    /// buffer dies. Throws unless every plane, with its stride, lies inside `memory`.
+    public init(wrapping memory: UnsafeMutableRawBufferPointer, format: PixelFormat, width: Int, height: Int,
+                planeOffsets: [Int], bytesPerRow: [Int], release: @escaping @Sendable (UnsafeMutableRawPointer) -> Void) throws(MediaError) {
+        guard let base = memory.baseAddress, memory.count > 0 else { throw .bufferTooShort(needed: 1, actual: 0) }
+        guard !format.isCompressed else { throw .mismatch("\(format) is compressed: it has no planes to place") }
+        try format.validate(width: width, height: height)
+        let geometry = format.planeGeometry(width: width, height: height)
+        guard planeOffsets.count == geometry.count, bytesPerRow.count == geometry.count else {
+            throw .mismatch("\(format) has \(geometry.count) planes but \(planeOffsets.count) offsets and \(bytesPerRow.count) strides were given")
+        }
+        var planes: [Plane] = []
+        for (index, plane) in geometry.enumerated() {
+            let stride = bytesPerRow[index], offset = planeOffsets[index]
+            guard stride >= plane.rowBytes else { throw .strideTooSmall(plane: index, bytesPerRow: stride, minimum: plane.rowBytes) }
+            let end = offset + stride * (plane.rows - 1) + plane.rowBytes
+            guard offset >= 0, end <= memory.count else { throw .bufferTooShort(needed: end, actual: memory.count) }
+            planes.append(Plane(offset: offset, bytesPerRow: stride, rows: plane.rows, rowBytes: plane.rowBytes))
+        }
+        self.format = format
+        self.width = width
+        self.height = height
+        self.planes = planes
+        self.capacity = memory.count
+        self._payloadSize = memory.count
+        self.baseAddress = base
+        self.release = release
+    }
+
     deinit {
         if let release { release(baseAddress) } else { baseAddress.deallocate() }
     }
