@@ -14,35 +14,19 @@ extension CameraModel {
         return Self.offeredControls.compactMap { id in camera.control(id).flatMap { $0.isReadOnly ? nil : $0 } }
     }
 
-    /// Reads the controls' values off the main thread into `controlValues`.
+    /// Reads the controls' values (on the capture service) into `controlValues`.
     func refreshControlValues() async {
         guard let camera else { return }
-        let ids = availableControls.map(\.id)
-        let values = await Task.detached { () -> [ControlID: Int64] in
-            var values: [ControlID: Int64] = [:]
-            for id in ids { if let value = try? camera.value(of: id) { values[id] = value } }
-            return values
-        }.value
-        controlValues = values
+        controlValues = await capture.values(of: availableControls.map(\.id), on: camera)
     }
 
-    /// Sets a control (off the main thread); a value the camera refuses is said in a toast and the
-    /// shown value goes back to what the camera has.
+    /// Sets a control (on the capture service); a value the camera refuses is said in a toast and
+    /// the shown value goes back to what the camera has.
     public func setControl(_ id: ControlID, to value: Int64) {
         guard let camera else { return }
         controlValues[id] = value
         Task {
-            let failure = await Task.detached { () -> CaptureError? in
-                do throws(CaptureError) {
-                    try camera.lockForConfiguration()
-                    defer { camera.unlockForConfiguration() }
-                    try camera.setValue(value, of: id)
-                    return nil
-                } catch {
-                    return error
-                }
-            }.value
-            if let failure {
+            if let failure = await capture.setControl(id, to: value, on: camera) {
                 toast(CameraWords.translate("The camera refused the setting: %@", CameraWords.reason(failure)))
                 await refreshControlValues()
             }
@@ -124,20 +108,7 @@ extension CameraModel {
     /// Makes the session stream the chosen video mode (or the default preset).
     func applyVideoMode() async {
         guard let camera else { return }
-        let wanted = videoMode
-        let session = self.session
-        let failure = await Task.detached { () -> CaptureError? in
-            do throws(CaptureError) {
-                session.beginConfiguration()
-                try CameraModel.chooseStream(wanted, on: camera, in: session)
-                await session.commitConfiguration()
-                return nil
-            } catch {
-                await session.commitConfiguration()
-                return error
-            }
-        }.value
-        if let failure { toast(CameraWords.translate("The video size could not be set: %@", CameraWords.reason(failure))) }
+        if let failure = await capture.setVideoMode(videoMode, on: camera) { toast(CameraWords.translate("The video size could not be set: %@", CameraWords.reason(failure))) }
     }
 }
 

@@ -31,7 +31,7 @@ extension CameraModel {
             self.generation += 1
             self.rotationTask?.cancel()
             self.rotationTask = nil
-            await self.session.stop()
+            await self.capture.stop()
             if self.isQuitting { self.screen = .released }
         }
     }

@@ -25,62 +25,24 @@ extension CameraModel {
         assert(!ticket.isEnded, "a recording starts outside its work in flight")
         recordingPhase = .starting
         stopWhenStarted = false
-        guard let library = await openLibrary() else {
+        // The library is opened first: the movie is indexed when it ends.
+        guard await openLibrary() != nil else {
             if let error = libraryError { toast(CameraWords.translate("The video could not be started: %@", CameraWords.reason(error))) }
             recordingPhase = .idle
             return
         }
-        let folder = libraryLocation.videos
         var clock = timespec()
         clock_gettime(CLOCK_REALTIME, &clock)
         let now = Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9
         isRecording = true
-        let wanted = preferences.string(PreferenceKey.microphone)
-        let movies = self.movies
-        let started = await Task.detached { () -> (AudioDataOutput?, CaptureError?, CaptureError?) in
-            _ = library
-            mkdirs(folder)
-            var sound: AudioDataOutput?
-            var soundError: CaptureError?
-            let discovery = Microphone.DiscoverySession()
-            let microphone = wanted.isEmpty ? discovery.defaultDevice : discovery.devices.first { $0.uniqueID == wanted } ?? discovery.defaultDevice
-            if let microphone {
-                let output = AudioDataOutput(settings: .init(channels: microphone.nativeChannelCount >= 2 ? .stereo : .mono, microphoneID: microphone.uniqueID))
-                do throws(CaptureError) {
-                    try await output.start()
-                    sound = output
-                } catch {
-                    soundError = error
-                }
-            } else {
-                soundError = discovery.unavailableReason ?? .noMicrophone
-            }
-            movies.recordSound(from: sound)
-            // Named by the time to the millisecond; a name another recording took meanwhile (the
-            // CLI's, started in the same millisecond) gives way to the next free one.
-            var attempts = 0
-            while true {
-                do throws(CaptureError) {
-                    try await movies.startRecording(to: PhotoLibrary.newVideoPath(in: folder, date: now, extension: "mp4"), timeout: 10)
-                    return (sound, soundError, nil)
-                } catch {
-                    if case .recordingFailed(_, .file(.exists, _)) = error, attempts < 10 {
-                        attempts += 1
-                        continue
-                    }
-                    await sound?.stop()
-                    return (nil, soundError, error)
-                }
-            }
-        }.value
-        if let failure = started.2 {
+        let started = await capture.startRecording(in: libraryLocation.videos, date: now, microphoneID: preferences.string(PreferenceKey.microphone), under: ticket)
+        if let failure = started.failure {
             isRecording = false
             recordingPhase = .idle
             toast(CameraWords.translate("The video could not be started: %@", CameraWords.reason(failure)))
             return
         }
-        sound = started.0
-        if started.1 != nil, !saidNoMicrophone {
+        if started.soundProblem != nil, !saidNoMicrophone {
             saidNoMicrophone = true
             toast(L("No microphone: the video is recorded without sound."))
         }
@@ -108,17 +70,14 @@ extension CameraModel {
             recordingPhase = .idle
             ticket.end()
         }
-        let movies = self.movies
-        let summary = await movies.stopRecording()
-        await sound?.stop()
-        sound = nil
+        let ended = await capture.stopRecording(under: ticket)
         isRecording = false
         isRecordingPaused = false
         inhibitsSuspend = false
-        if let error = movies.lastError, !(error.isLimit) {
+        if let error = ended.error, !error.isLimit {
             toast(CameraWords.translate("The video stopped early: %@", CameraWords.reason(error)))
         }
-        guard let summary, summary.frameCount > 0 else { return }
+        guard let summary = ended.summary, summary.frameCount > 0 else { return }
         if let kept = summary.keptFrameRate { toast(Self.droppedFramesWords(kept: kept, camera: summary.cameraFrameRate)) }
         guard let library = await openLibrary() else {
             if let error = libraryError { toast(CameraWords.translate("The video was not added to the library: %@", CameraWords.reason(error))) }
@@ -156,10 +115,10 @@ extension CameraModel {
     /// Pauses or resumes the recording (the pause leaves no gap in the movie).
     public func togglePause() {
         guard recordingPhase == .recording else { return }
-        if isRecordingPaused { movies.resumeRecording() } else { movies.pauseRecording() }
+        if isRecordingPaused { capture.movies.resumeRecording() } else { capture.movies.pauseRecording() }
         isRecordingPaused.toggle()
     }
 
     /// Seconds recorded so far (paused time excluded).
-    public var recordedSeconds: Double { movies.recordedDuration }
+    public var recordedSeconds: Double { capture.movies.recordedDuration }
 }

@@ -25,19 +25,19 @@ extension CameraModel {
     }
 
     /// The preview's angle now, in degrees clockwise (tests read it).
-    public var previewRotation: Int { Int(video.connection.videoRotationAngle) }
+    public var previewRotation: Int { Int(capture.video.connection.videoRotationAngle) }
 
     /// The angle saved with photos now, in degrees clockwise (tests read it).
-    public var captureRotation: Int { Int(photos.connection.videoRotationAngle) }
+    public var captureRotation: Int { Int(capture.photos.connection.videoRotationAngle) }
 
     /// Sets the connections' angles from the accelerometer's and the mirroring preference. A
     /// recording keeps the angle it started with.
     func applyRotation() {
         // The coordinator's preview angle is for a mirrored front preview; unmirrored, the
         // preview turns as captures do.
-        let mirrored = camera.map { video.connection.isVideoMirrored(for: $0) } ?? false
-        video.connection.videoRotationAngle = mirrored ? deviceAngles.preview : deviceAngles.capture
-        photos.connection.videoRotationAngle = deviceAngles.capture
-        if !isRecording { movies.connection.videoRotationAngle = deviceAngles.capture }
+        let mirrored = camera.map { capture.video.connection.isVideoMirrored(for: $0) } ?? false
+        capture.video.connection.videoRotationAngle = mirrored ? deviceAngles.preview : deviceAngles.capture
+        capture.photos.connection.videoRotationAngle = deviceAngles.capture
+        if !isRecording { capture.movies.connection.videoRotationAngle = deviceAngles.capture }
     }
 }

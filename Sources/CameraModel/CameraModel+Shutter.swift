@@ -112,17 +112,7 @@ extension CameraModel {
         assert(!ticket.isEnded, "a photo is taken outside its work in flight")
         events.send(.shutter)
         let settings = PhotoSettings(maxPhotoDimensions: Self.dimensions(preferences.string(PreferenceKey.photoSize)), flashMode: flash.mode)
-        let photos = self.photos
-        let filter = self.filter
-        let taken = await Task.detached { () -> Result<[UInt8], CaptureError> in
-            do throws(CaptureError) {
-                let photo = try await photos.capturePhoto(with: settings)
-                return .success(try CameraModel.filtered(photo, filter))
-            } catch {
-                return .failure(error)
-            }
-        }.value
-        switch taken {
+        switch await capture.takePhoto(settings, filter: filter, under: ticket) {
         case let .success(data):
             if preferences.bool(PreferenceKey.askBeforeSaving) && !isQuitting {
                 holdForConfirmation(data)

@@ -95,17 +95,13 @@ public final class CameraModel {
 
     /// The preferences (GSettings in the app).
     public let preferences: PreferenceStore
-    let session = CaptureSession()
-    let video = VideoDataOutput()
-    let photos = PhotoOutput()
-    let movies = MovieFileOutput()
-    let preview: PreviewSink
+    /// The session and its outputs, and every call that waits on the camera.
+    let capture: CaptureService
     let libraryLocation: LibraryLocation
     @ObservationIgnored var library: PhotoLibrary?
     @ObservationIgnored var libraryError: LibraryError?
     /// The library's opening while it is under way, shared by every caller that waits for it.
     @ObservationIgnored var opening: Task<PhotoLibrary?, Never>?
-    @ObservationIgnored var sound: AudioDataOutput?
     /// Where a recording is in its life: a stop asked for while it starts is kept for when it has.
     enum RecordingPhase { case idle, starting, recording, stopping }
     @ObservationIgnored var recordingPhase = RecordingPhase.idle
@@ -138,16 +134,11 @@ public final class CameraModel {
         countdown = preferences.int(PreferenceKey.countdown)
         showsGrid = preferences.bool(PreferenceKey.grid)
         filter = LiveFilter(rawValue: preferences.string(PreferenceKey.filter)) ?? .none
-        preview = PreviewSink(mailbox: mailbox)
+        capture = CaptureService(mailbox: mailbox)
         applyFilter()
-        video.setSampleBufferDelegate(preview, queue: preview.queue)
-        session.sessionPreset = .high
-        session.addOutput(video)
-        session.addOutput(photos)
-        session.addOutput(movies)
         applyMirroring()
         preferenceWatch = preferences.changes.subscribe { [weak self] key in self?.preferenceChanged(key) }
-        photos.screenFlash.withLock { handler in
+        capture.photos.screenFlash.withLock { handler in
             handler = { [weak self] on in
                 await MainActor.run { self?.isScreenFlashOn = on }
                 // Let the white window reach the screen (and the scene) before the frame is taken.
@@ -166,11 +157,12 @@ public final class CameraModel {
         guard !started else { return }
         started = true
         let attempt = beginAttempt()
-        let includeTest = usesTestCameras, last = preferences.string(PreferenceKey.lastCamera), wanted = videoMode, session = self.session
-        let opening = Task.detached { () -> (cameras: [CaptureDevice], device: CaptureDevice?, result: Result<Void, CaptureError>?) in
-            let found = CameraModel.usableCameras(includeTest: includeTest)
-            guard let device = CameraModel.preferredCamera(in: found, last: last) else { return (found, nil, nil) }
-            return (found, device, await CameraModel.open(device, wanted: wanted, in: session))
+        let includeTest = usesTestCameras, last = preferences.string(PreferenceKey.lastCamera), wanted = videoMode, capture = self.capture
+        // Found and opened on the capture service while the library opens.
+        let opening = Task { () -> CameraOpening in
+            let found = await capture.cameras(includeTest: includeTest)
+            guard let device = CameraModel.preferredCamera(in: found, last: last) else { return CameraOpening(cameras: found) }
+            return CameraOpening(cameras: found, device: device, result: await capture.open(device, wanted: wanted))
         }
         Task {
             if await openLibrary() == nil, let error = libraryError {
@@ -202,7 +194,7 @@ public final class CameraModel {
             retryTask?.cancel()
             generation += 1
             Task {
-                await session.stop()
+                await capture.stop()
                 if !wantsCamera { screen = .released }
             }
         }
@@ -210,11 +202,10 @@ public final class CameraModel {
 
     // MARK: Cameras
 
-    /// Re-reads the camera list (off the main thread: discovery opens every node).
+    /// Re-reads the camera list (on the capture service: discovery opens every node).
     func refreshCameras() async {
         let includeTest = usesTestCameras
-        let found = await Task.detached { CameraModel.usableCameras(includeTest: includeTest) }.value
-        cameras = found
+        cameras = await capture.cameras(includeTest: includeTest)
     }
 
     /// The camera to open: the one used last when present, else a back camera, else the first.
@@ -237,8 +228,7 @@ public final class CameraModel {
             screen = .noCamera
             return
         }
-        let session = self.session, wanted = videoMode
-        let result = await Task.detached { await CameraModel.open(device, wanted: wanted, in: session) }.value
+        let result = await capture.open(device, wanted: videoMode)
         await finishStart(device, result: result, attempt: attempt)
     }
 
@@ -256,7 +246,7 @@ public final class CameraModel {
         guard attempt == generation else {
             // Hidden while it opened: a stop asked for between the configuration and the start
             // ran first, and the camera (and its light) would stay on behind the gallery.
-            if !wantsCamera, !isRecording { await session.stop() }
+            if !wantsCamera, !isRecording { await capture.stop() }
             return
         }
         if camera?.uniqueID != device.uniqueID || rotationTask == nil { followRotation(of: device) }
@@ -307,14 +297,14 @@ public final class CameraModel {
     public var canSwitchCamera: Bool { cameras.count > 1 }
 
     func applyMirroring() {
-        video.connection.isVideoMirroredOverride = preferences.bool(PreferenceKey.mirrorFront) ? nil : false
+        capture.video.connection.isVideoMirroredOverride = preferences.bool(PreferenceKey.mirrorFront) ? nil : false
         applyRotation()
     }
 
     // MARK: Watching
 
     private func watchSession() {
-        let events = session.events()
+        let events = capture.session.events()
         watchers.append(Task { [weak self] in
             for await event in events {
                 guard let self else { return }
@@ -387,9 +377,9 @@ public final class CameraModel {
 
     /// Gives the preview the current filter and the frame format it needs.
     private func applyFilter() {
-        preview.setFilter(filter)
+        capture.preview.setFilter(filter)
         let format = PreviewSink.pixelFormat(for: filter)
-        if video.videoSettings.pixelFormat != format { video.videoSettings.pixelFormat = format }
+        if capture.video.videoSettings.pixelFormat != format { capture.video.videoSettings.pixelFormat = format }
     }
 
     /// The microphones a recording can take sound from (asked off the main thread: the sound
@@ -431,21 +421,31 @@ public final class CameraModel {
     /// UI thread; 0 (a view not yet laid out) delivers the camera's size.
     public func setPreviewSize(width: Int, height: Int) {
         let limit = width > 0 && height > 0 ? CaptureDevice.Dimensions(width: width, height: height) : nil
-        guard video.videoSettings.maximumDimensions != limit else { return }
-        video.videoSettings.maximumDimensions = limit
+        guard capture.video.videoSettings.maximumDimensions != limit else { return }
+        capture.video.videoSettings.maximumDimensions = limit
     }
 
     /// Whether the camera is streaming now (tests read it: the camera is let go while hidden).
-    public var isCameraRunning: Bool { session.isRunning }
+    public var isCameraRunning: Bool { capture.session.isRunning }
 
     /// Frames that reached the preview's queue so far (tests and the benchmark).
-    public var previewFrameCount: Int { preview.frameCount }
+    public var previewFrameCount: Int { capture.preview.frameCount }
 
     /// Frames the preview output dropped because the previous one was still being handled.
-    public var previewDroppedFrames: Int { video.droppedFrameCount }
+    public var previewDroppedFrames: Int { capture.video.droppedFrameCount }
 
     /// Asks the views for a toast with `text`.
     func toast(_ text: String) { events.send(.toast(text)) }
+}
+
+/// The cameras found at start, and the one opened with how that went.
+struct CameraOpening: Sendable {
+    /// The cameras the app offers.
+    var cameras: [CaptureDevice]
+    /// The camera chosen (nil: none).
+    var device: CaptureDevice?
+    /// How opening it went (nil: none was opened).
+    var result: Result<Void, CaptureError>?
 }
 
 /// What the camera model tells its views once (state they draw is observed instead).
