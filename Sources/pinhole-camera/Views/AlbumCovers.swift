@@ -14,8 +14,8 @@ final class AlbumCovers {
     private let fixedCount: Int
     /// Loaded covers by asset identifier (a reference each).
     private var textures: [String: OpaquePointer] = [:]
-    /// The cover each bound row shows, so a late cover goes only where it still belongs.
-    private var bound: [UnsafeMutableRawPointer: String] = [:]
+    /// The rows by list item (each item keeps its row while it is bound to one filter after another).
+    private var rows: [UnsafeMutableRawPointer: AlbumRow] = [:]
     /// The side of a cover in a row, in pixels.
     static let side = 24
 
@@ -24,24 +24,18 @@ final class AlbumCovers {
         self.gallery = gallery
         self.fixedCount = fixedCount
         factory = gtk_signal_list_item_factory_new()
-        connect(UnsafeMutableRawPointer(factory), "setup") { (item: UnsafeMutableRawPointer?) in
-            guard let item else { return }
-            let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
-            // An image, not a picture: it draws the cover within `side` pixels whatever the
-            // texture's size (twice that, for screens at scale 2), where a picture would ask for it.
-            let picture = gtk_image_new()!
-            gtk_image_set_pixel_size(cast(picture), Int32(AlbumCovers.side))
-            addClass(picture, "album-cover")
-            pinhole_set_accessible_label(picture, L("Album Cover"))
-            gtk_box_append(cast(row), picture)
-            let title = gtk_label_new("")!
-            gtk_label_set_xalign(cast(title), 0)
-            gtk_box_append(cast(row), title)
-            gtk_list_item_set_child(OpaquePointer(item), row)
+        connect(UnsafeMutableRawPointer(factory), "setup") { [weak self] (item: UnsafeMutableRawPointer?) in
+            guard let self, let item else { return }
+            let row = AlbumRow()
+            gtk_list_item_set_child(OpaquePointer(item), row.widget)
+            self.rows[item] = row
         }
         connect(UnsafeMutableRawPointer(factory), "bind") { [weak self] (item: UnsafeMutableRawPointer?) in self?.bind(item) }
         connect(UnsafeMutableRawPointer(factory), "unbind") { [weak self] (item: UnsafeMutableRawPointer?) in
-            if let item { self?.bound[item] = nil }
+            if let item { self?.rows[item]?.coverID = nil }
+        }
+        connect(UnsafeMutableRawPointer(factory), "teardown") { [weak self] (item: UnsafeMutableRawPointer?) in
+            if let item { self?.rows[item] = nil }
         }
     }
 
@@ -52,33 +46,18 @@ final class AlbumCovers {
 
     /// Fills a row: the filter's name, and for an album its cover (at once if loaded, else when it is).
     private func bind(_ item: UnsafeMutableRawPointer?) {
-        guard let item, let row = gtk_list_item_get_child(OpaquePointer(item)), let picture = gtk_widget_get_first_child(row),
-              let title = gtk_widget_get_next_sibling(picture), let object = gtk_list_item_get_item(OpaquePointer(item)) else { return }
-        gtk_label_set_text(cast(title), gtk_string_object_get_string(OpaquePointer(object)))
+        guard let item, let row = rows[item], let object = gtk_list_item_get_item(OpaquePointer(item)) else { return }
+        row.show(String(cString: gtk_string_object_get_string(OpaquePointer(object))))
         let album = Int(gtk_list_item_get_position(OpaquePointer(item))) - fixedCount
-        guard gallery.albums.indices.contains(album), let cover = gallery.albumCovers[gallery.albums[album].name] else {
-            bound[item] = nil
-            gtk_image_clear(cast(picture))
-            gtk_widget_set_visible(picture, 0)
-            return
-        }
-        bound[item] = cover.id
-        gtk_widget_set_visible(picture, 1)
-        if let texture = textures[cover.id] {
-            gtk_image_set_from_paintable(cast(picture), texture)
-            return
-        }
-        gtk_image_clear(cast(picture))
+        guard gallery.albums.indices.contains(album), let cover = gallery.albumCovers[gallery.albums[album].name] else { return }
+        row.showCover(cover.id, texture: textures[cover.id])
+        guard textures[cover.id] == nil else { return }
         Task { [weak self] in
             guard let self, let path = await self.gallery.thumbnail(for: cover),
                   let texture = await decodedTexture(ofFile: path, longestSide: 2 * AlbumCovers.side) else { return }
             if let old = self.textures[cover.id] { g_object_unref(UnsafeMutableRawPointer(old)) }
             self.textures[cover.id] = texture
-            for (row, id) in self.bound where id == cover.id {
-                if let child = gtk_list_item_get_child(OpaquePointer(row)), let picture = gtk_widget_get_first_child(child) {
-                    gtk_image_set_from_paintable(cast(picture), texture)
-                }
-            }
+            for row in self.rows.values { row.setCover(cover.id, texture: texture) }
         }
     }
 }

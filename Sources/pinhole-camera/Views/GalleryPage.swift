@@ -45,7 +45,7 @@ final class GalleryPage {
     /// at most 600, the oldest loaded let go first.
     private var textures = ThumbnailCache<OpaquePointer>(limit: 600)
     /// What each bound list item shows (so a late thumbnail goes only where it still belongs).
-    private var shown: [UnsafeMutableRawPointer: String] = [:]
+    private var cells: [UnsafeMutableRawPointer: GalleryCell] = [:]
 
     init(gallery: GalleryModel, purpose: Purpose = .browse, albumMenu: AlbumMenu? = nil) {
         self.gallery = gallery
@@ -114,12 +114,18 @@ final class GalleryPage {
         gtk_box_append(cast(widget), stack)
 
         connect(UnsafeMutableRawPointer(factory), "setup") { [weak self] (item: UnsafeMutableRawPointer?) in
-            GalleryPage.setUp(item)
-            if let item, let cell = gtk_list_item_get_child(OpaquePointer(item)) { self?.addDragSource(to: cell, item: item) }
+            guard let self, let item else { return }
+            let cell = GalleryCell()
+            gtk_list_item_set_child(OpaquePointer(item), cell.widget)
+            self.cells[item] = cell
+            self.addDragSource(to: cell.widget, item: item)
         }
         connect(UnsafeMutableRawPointer(factory), "bind") { [weak self] (item: UnsafeMutableRawPointer?) in self?.bind(item) }
         connect(UnsafeMutableRawPointer(factory), "unbind") { [weak self] (item: UnsafeMutableRawPointer?) in
-            if let item { self?.shown[item] = nil }
+            if let item { self?.cells[item]?.unbind() }
+        }
+        connect(UnsafeMutableRawPointer(factory), "teardown") { [weak self] (item: UnsafeMutableRawPointer?) in
+            if let item { self?.cells[item] = nil }
         }
         connectPosition(UnsafeMutableRawPointer(grid), "activate") { [weak self] position in self?.open(at: position) }
         // A tap on a touchscreen opens (the mouse's click selects and its double-click opens).
@@ -179,7 +185,7 @@ final class GalleryPage {
     /// Dragging a cell drags its file, or the whole selection's files when it is selected.
     private func addDragSource(to cell: Widget, item: UnsafeMutableRawPointer) {
         Sharing.dragOut(from: cell) { [weak self] in
-            guard let self, let id = self.shown[item], let asset = self.assets[id] else { return [] }
+            guard let self, let id = self.cells[item]?.itemID, let asset = self.assets[id] else { return [] }
             let selected = self.selectedItems
             return selected.contains { $0.id == id } ? selected : [asset]
         }
@@ -200,45 +206,15 @@ final class GalleryPage {
         gtk_drop_down_set_selected(cast(dropDown), guint(filters.firstIndex(of: gallery.filter) ?? 0))
     }
 
-    /// A cell: the thumbnail filling a square, a badge for a video's length, a favourite's star.
-    private static func setUp(_ item: UnsafeMutableRawPointer?) {
-        guard let item else { return }
-        let cell = gtk_overlay_new()!
-        addClass(cell, "gallery-cell")
-        let picture = gtk_picture_new()!
-        gtk_picture_set_content_fit(cast(picture), GTK_CONTENT_FIT_COVER)
-        gtk_widget_set_size_request(picture, 160, 160)
-        gtk_overlay_set_child(cast(cell), picture)
-        let badge = gtk_label_new("")!
-        addClass(badge, "gallery-badge")
-        gtk_widget_set_halign(badge, GTK_ALIGN_END)
-        gtk_widget_set_valign(badge, GTK_ALIGN_END)
-        gtk_overlay_add_overlay(cast(cell), badge)
-        let star = gtk_image_new_from_icon_name("starred-symbolic")!
-        addClass(star, "gallery-badge")
-        gtk_widget_set_halign(star, GTK_ALIGN_END)
-        gtk_widget_set_valign(star, GTK_ALIGN_START)
-        gtk_overlay_add_overlay(cast(cell), star)
-        gtk_list_item_set_child(OpaquePointer(item), cell)
-    }
-
     /// Fills a cell for the item at its position: names, badges, and the thumbnail (at once if
     /// loaded, else when it is).
     private func bind(_ item: UnsafeMutableRawPointer?) {
         guard let item, let object = gtk_list_item_get_item(OpaquePointer(item)),
               let id = gtk_string_object_get_string(OpaquePointer(object)).map({ String(cString: $0) }), let asset = assets[id],
-              let cell = gtk_list_item_get_child(OpaquePointer(item)), let picture = gtk_widget_get_first_child(cell) else { return }
-        shown[item] = id
-        pinhole_set_accessible_label(cell, GalleryModel.accessibleName(of: asset))
-        let badge = gtk_widget_get_next_sibling(picture)!, star = gtk_widget_get_next_sibling(badge)!
-        gtk_label_set_text(cast(badge), asset.duration.map(GalleryModel.durationText) ?? "")
-        gtk_widget_set_visible(badge, asset.duration == nil ? 0 : 1)
-        gtk_widget_set_visible(star, asset.isFavorite ? 1 : 0)
-        if let texture = textures[id] {
-            gtk_picture_set_paintable(cast(picture), texture)
-            return
-        }
-        gtk_picture_set_paintable(cast(picture), nil)
+              let cell = cells[item] else { return }
+        let texture = textures[id]
+        cell.show(asset, thumbnail: texture)
+        guard texture == nil else { return }
         wanted.want(asset, key: id)
         loadThumbnails()
     }
@@ -286,15 +262,11 @@ final class GalleryPage {
             return
         }
         for released in textures.insert(texture, for: id) { g_object_unref(UnsafeMutableRawPointer(released)) }
-        for (bound, shownID) in shown where shownID == id {
-            if let cell = gtk_list_item_get_child(OpaquePointer(bound)), let picture = gtk_widget_get_first_child(cell) {
-                gtk_picture_set_paintable(cast(picture), texture)
-            }
-        }
+        for cell in cells.values where cell.itemID == id { cell.setThumbnail(texture) }
     }
 
     /// Whether a cell is bound to the item `id` now.
-    private func isShown(_ id: String) -> Bool { shown.values.contains(id) }
+    private func isShown(_ id: String) -> Bool { cells.values.contains { $0.itemID == id } }
 
     /// The items whose cells can be seen in the grid's viewport now (even in part): each one's
     /// position in the grid and whether it shows its thumbnail. The cells bound to items that lie
@@ -302,14 +274,13 @@ final class GalleryPage {
     var visibleItems: [(id: String, position: Int, hasThumbnail: Bool)] {
         let height = Float(gtk_widget_get_height(scrolled)), width = Float(gtk_widget_get_width(scrolled))
         var visible: [(id: String, position: Int, hasThumbnail: Bool)] = []
-        for (item, id) in shown {
-            guard let cell = gtk_list_item_get_child(OpaquePointer(item)), gtk_widget_get_mapped(cell) != 0,
-                  let picture = gtk_widget_get_first_child(cell) else { continue }
+        for (item, cell) in cells {
+            guard let id = cell.itemID, gtk_widget_get_mapped(cell.widget) != 0 else { continue }
             var bounds = graphene_rect_t()
-            guard gtk_widget_compute_bounds(cell, scrolled, &bounds) != 0, bounds.size.width > 0, bounds.size.height > 0,
+            guard gtk_widget_compute_bounds(cell.widget, scrolled, &bounds) != 0, bounds.size.width > 0, bounds.size.height > 0,
                   bounds.origin.y < height, bounds.origin.y + bounds.size.height > 0,
                   bounds.origin.x < width, bounds.origin.x + bounds.size.width > 0 else { continue }
-            visible.append((id, Int(gtk_list_item_get_position(OpaquePointer(item))), gtk_picture_get_paintable(cast(picture)) != nil))
+            visible.append((id, Int(gtk_list_item_get_position(OpaquePointer(item))), cell.hasThumbnail))
         }
         return visible
     }
