@@ -111,10 +111,6 @@ final class CameraApplication {
         // SIGTERM, SIGINT and SIGHUP (a logout, Ctrl-C in a terminal) quit as app.quit does.
         followWorkInFlight(model)
         addActions(model)
-        if let control = environment["PINHOLE_TEST_CONTROL"] {
-            TestControl.applyInitial(environment["PINHOLE_TEST_FAULTS"] ?? "")
-            TestControl.listen(on: control, model: model)
-        }
     }
 
     private func activate() {

@@ -162,8 +162,9 @@ final class AppSession: @unchecked Sendable {
         self.title = title
         app = try BackgroundProcess([builtProduct("pinhole-camera")] + arguments, environment: environment)
         try #require(waitFor(seconds: 30) { self.windowID() != nil }, "no window appeared: \(app?.errors ?? "")")
-        // Open the control FIFO for writing (the app's reader has it open by now).
-        _ = openControl()
+        // Open the control FIFO for writing once the app reads it (Capture starts its reader
+        // when the app first looks for cameras, which it does while the window opens).
+        try #require(waitFor(seconds: 30) { openControl() }, "the app's test channel did not open: \(app?.errors ?? "")")
     }
 
     /// Opens the control FIFO for writing, for an app started without `launch` (on Wayland):

@@ -43,7 +43,8 @@ import Testing
             ("Sources/PhotoLibrary/PhotoLibrary+Export.swift", "O_RDONLY | O_DIRECTORY", "a folder, to fsync it"),
             ("Sources/pinhole/main.swift", "0o10_000_000", "O_PATH: opens no file for reading and never blocks"),
             ("Sources/CameraModel/BusyCamera.swift", "fopen(\"/proc/", "the kernel's /proc files"),
-            ("Sources/pinhole-camera/TestControl.swift", "fopen(path, \"r\")", "the test-control FIFO a test makes on purpose (PINHOLE_TEST_CONTROL), read on a thread of its own"),
+            ("Sources/Capture/Virtual/VirtualCameraControl.swift", "fopen(path, \"r\")", "the test-control FIFO a test makes on purpose (PINHOLE_TEST_CONTROL), read on a thread of its own"),
+            ("Sources/Capture/Virtual/VirtualCameraControl.swift", "fopen(path + \".part\", \"w\")", "the report a test asked for, written into the test's own folder beside its final name"),
             ("Sources/Capture/V4L2/V4L2Device.swift", "O_RDWR | O_NONBLOCK", "a camera's device node, opened non-blocking by design"),
         ])
 

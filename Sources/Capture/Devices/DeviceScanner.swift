@@ -21,6 +21,8 @@ enum DeviceScanner {
 
     /// Every camera: real ones first (in node order), then the virtual pair.
     static func scan(includeVirtual: Bool = true) -> [CaptureDevice] {
+        // A program under test is driven through its environment before it finds any camera.
+        VirtualCameraControl.startIfAsked()
         var devices: [CaptureDevice] = []
         var seen = Set<String>()
         for path in videoNodes() {

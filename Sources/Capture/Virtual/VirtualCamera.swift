@@ -86,4 +86,7 @@ public enum VirtualCamera {
 
     /// Releases a claim.
     static func release(_ id: String) { _ = streaming.withLock { $0.remove(id) } }
+
+    /// Whether a test camera is streaming in this process now.
+    static var isStreaming: Bool { streaming.withLock { !$0.isEmpty } }
 }
