@@ -39,6 +39,8 @@ extern const unsigned long PINHOLE_VIDIOC_G_INPUT;
 extern const unsigned long PINHOLE_VIDIOC_S_INPUT;
 
 /// ioctl(fd, request, arg), retried while it fails with EINTR.
+/// ioctl, retried on EINTR. With PINHOLE_DEBUG=v4l2 in the environment, each call is logged on
+/// standard error: "pinhole v4l2: NODE REQUEST ok|error".
 int pinhole_ioctl(int fd, unsigned long request, void *arg);
 
 /// Reads the current value of a (non-compound) control; is64 for V4L2_CTRL_TYPE_INTEGER64.
