@@ -273,12 +273,35 @@ static void node_param(void *data, int seq, uint32_t id, uint32_t index, uint32_
     if (id == SPA_PARAM_EnumFormat && param) read_enum_format(camera, param);
 }
 
-static const struct pw_node_events node_events = {PW_VERSION_NODE_EVENTS, .param = node_param};
-
 static char *copy_property(const struct spa_dict *props, const char *key) {
     const char *value = spa_dict_lookup(props, key);
     return strdup(value ? value : "");
 }
+
+/// Replaces `*field` with the node's `key` when the node has it.
+static void update_property(char **field, const struct spa_dict *props, const char *key) {
+    const char *value = spa_dict_lookup(props, key);
+    if (!value || !*value) return;
+    char *copy = strdup(value);
+    if (!copy) return;
+    free(*field);
+    *field = copy;
+}
+
+/// The node's full properties: the registry's global carries only a few (media.class, node.name),
+/// while api.v4l2.path, api.libcamera.location and the descriptions come with the node's info,
+/// which arrives before the sync that marks the camera as read.
+static void node_info(void *data, const struct pw_node_info *info) {
+    struct camera *camera = data;
+    if (!info || !info->props || !(info->change_mask & PW_NODE_CHANGE_MASK_PROPS)) return;
+    update_property(&camera->v4l2_path, info->props, "api.v4l2.path");
+    update_property(&camera->location, info->props, "api.libcamera.location");
+    update_property(&camera->vendor, info->props, "device.vendor.name");
+    update_property(&camera->description, info->props, PW_KEY_NODE_NICK);
+    update_property(&camera->description, info->props, PW_KEY_NODE_DESCRIPTION);
+}
+
+static const struct pw_node_events node_events = {PW_VERSION_NODE_EVENTS, .info = node_info, .param = node_param};
 
 static void registry_global(void *data, uint32_t id, uint32_t permissions, const char *type, uint32_t version, const struct spa_dict *props) {
     (void)permissions; (void)version;
