@@ -30,7 +30,8 @@ public final class PrivatePipeWire: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: lua, withIntermediateDirectories: true)
         try "bluez_monitor.properties[\"with-logind\"] = false\n".write(toFile: lua + "/51-no-logind.lua", atomically: true, encoding: .utf8)
         socket = runtime + "/pipewire-0"
-        let bus = try BackgroundProcess(["/usr/bin/dbus-daemon", "--session", "--nofork", "--print-address=1"])
+        // The bus's socket in the folder: the default (/tmp) is read-only inside scripts/vm.
+        let bus = try BackgroundProcess(["/usr/bin/dbus-daemon", "--session", "--nofork", "--print-address=1", "--address=unix:path=\(folder.path("bus"))"])
         processes.append(bus)
         try #require(bus.waitForOutput(containing: "unix:"), "dbus-daemon did not start: install dbus-daemon (scripts/setup)")
         base = ["HOME": home, "XDG_RUNTIME_DIR": runtime, "XDG_CONFIG_HOME": home + "/.config", "XDG_STATE_HOME": home + "/.local/state",
