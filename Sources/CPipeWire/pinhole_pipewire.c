@@ -52,6 +52,7 @@ const struct pinhole_pw_library *pinhole_pw_load(char *error, size_t size) {
 
 // --- Formats ---------------------------------------------------------------------------------
 
+/// A V4L2 four-character code.
 #define FOURCC(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
 
 /// SPA's raw video formats Pinhole reads, with their V4L2 codes (Media's PixelFormat speaks V4L2).
@@ -66,14 +67,17 @@ static const struct { uint32_t fourcc, spa; } raw_formats[] = {
     {FOURCC('B', 'G', 'R', '3'), SPA_VIDEO_FORMAT_BGR}, {FOURCC('A', 'R', '2', '4'), SPA_VIDEO_FORMAT_BGRA},
     {FOURCC('X', 'R', '2', '4'), SPA_VIDEO_FORMAT_BGRx}, {FOURCC('A', 'B', '2', '4'), SPA_VIDEO_FORMAT_RGBA},
 };
+/// MJPEG's V4L2 code (SPA has a media subtype for it, not a video format).
 static const uint32_t mjpeg_fourcc = FOURCC('M', 'J', 'P', 'G');
 
+/// The V4L2 code of SPA video format `spa` (0: one Pinhole does not read).
 static uint32_t fourcc_of(uint32_t spa) {
     for (size_t i = 0; i < SPA_N_ELEMENTS(raw_formats); i++)
         if (raw_formats[i].spa == spa) return raw_formats[i].fourcc;
     return 0;
 }
 
+/// The SPA video format of V4L2 code `fourcc` (SPA_VIDEO_FORMAT_UNKNOWN: none).
 static uint32_t spa_of(uint32_t fourcc) {
     for (size_t i = 0; i < SPA_N_ELEMENTS(raw_formats); i++)
         if (raw_formats[i].fourcc == fourcc) return raw_formats[i].spa;
@@ -116,6 +120,7 @@ struct camera {
     bool ready;
 };
 
+/// Adds one size of one layout with its rates (rates of 0 dropped, repeats kept once).
 static void add_format(struct camera *camera, uint32_t fourcc, uint32_t width, uint32_t height, const struct spa_fraction *rates, uint32_t rate_count) {
     if (fourcc == 0 || width == 0 || height == 0) return;
     for (uint32_t i = 0; i < camera->format_count; i++) {
@@ -214,9 +219,11 @@ static void read_enum_format(struct camera *camera, const struct spa_pod *param)
 
 // --- Monitor ---------------------------------------------------------------------------------
 
+/// The most camera nodes and streams a monitor keeps.
 #define MAX_CAMERAS 32
 #define MAX_STREAMS 8
 
+/// The connection, its thread loop, the camera nodes read so far and the streams on it.
 struct pinhole_pw_monitor {
     struct pw_thread_loop *loop;
     struct pw_context *context;
@@ -233,6 +240,7 @@ struct pinhole_pw_monitor {
     char message[256];
 };
 
+/// A stream: what it asked for, how far it got, and the newest and the lent buffers.
 struct pinhole_pw_stream {
     struct pinhole_pw_monitor *monitor;
     struct pw_stream *stream;
@@ -246,6 +254,7 @@ struct pinhole_pw_stream {
     uint32_t buffer_count;
 };
 
+/// Marks the streams from node `serial` (or every stream, with `all`) as gone and wakes their waiters.
 static void wake_streams_for(struct pinhole_pw_monitor *monitor, uint64_t serial, bool all) {
     for (int i = 0; i < MAX_STREAMS; i++) {
         struct pinhole_pw_stream *stream = monitor->streams[i];
@@ -257,6 +266,7 @@ static void wake_streams_for(struct pinhole_pw_monitor *monitor, uint64_t serial
     }
 }
 
+/// Stops listening to a camera's node and frees it.
 static void camera_free(struct camera *camera) {
     if (camera->proxy) {
         spa_hook_remove(&camera->listener);
@@ -267,12 +277,14 @@ static void camera_free(struct camera *camera) {
     free(camera);
 }
 
+/// A node's param: EnumFormat ones become formats.
 static void node_param(void *data, int seq, uint32_t id, uint32_t index, uint32_t next, const struct spa_pod *param) {
     (void)seq; (void)index; (void)next;
     struct camera *camera = data;
     if (id == SPA_PARAM_EnumFormat && param) read_enum_format(camera, param);
 }
 
+/// A copy of property `key` (empty when the node does not have it).
 static char *copy_property(const struct spa_dict *props, const char *key) {
     const char *value = spa_dict_lookup(props, key);
     return strdup(value ? value : "");
@@ -301,8 +313,10 @@ static void node_info(void *data, const struct pw_node_info *info) {
     update_property(&camera->description, info->props, PW_KEY_NODE_DESCRIPTION);
 }
 
+/// What the shim hears from a camera node.
 static const struct pw_node_events node_events = {PW_VERSION_NODE_EVENTS, .info = node_info, .param = node_param};
 
+/// A new global: a camera node is bound, its info and formats asked for, and a sync sent after.
 static void registry_global(void *data, uint32_t id, uint32_t permissions, const char *type, uint32_t version, const struct spa_dict *props) {
     (void)permissions; (void)version;
     struct pinhole_pw_monitor *monitor = data;
@@ -338,6 +352,7 @@ static void registry_global(void *data, uint32_t id, uint32_t permissions, const
     monitor->cameras[slot] = camera;
 }
 
+/// A global gone: a camera node leaves the list, and its streams are told.
 static void registry_global_remove(void *data, uint32_t id) {
     struct pinhole_pw_monitor *monitor = data;
     for (int i = 0; i < MAX_CAMERAS; i++) {
@@ -352,9 +367,11 @@ static void registry_global_remove(void *data, uint32_t id) {
     }
 }
 
+/// What the shim hears from the registry.
 static const struct pw_registry_events registry_events = {
     PW_VERSION_REGISTRY_EVENTS, .global = registry_global, .global_remove = registry_global_remove};
 
+/// A sync answered: the cameras it was sent for are read; the first look is over once all are.
 static void core_done(void *data, uint32_t id, int seq) {
     struct pinhole_pw_monitor *monitor = data;
     if (id != PW_ID_CORE) return;
@@ -376,6 +393,7 @@ static void core_done(void *data, uint32_t id, int seq) {
     pw.pw_thread_loop_signal(monitor->loop, false);
 }
 
+/// An error from the daemon: fatal (EPIPE: it went away, or before the first look ended) kills the monitor.
 static void core_error(void *data, uint32_t id, int seq, int res, const char *message) {
     (void)seq;
     struct pinhole_pw_monitor *monitor = data;
@@ -389,6 +407,7 @@ static void core_error(void *data, uint32_t id, int seq, int res, const char *me
     pw.pw_thread_loop_signal(monitor->loop, false);
 }
 
+/// What the shim hears from the core.
 static const struct pw_core_events core_events = {PW_VERSION_CORE_EVENTS, .done = core_done, .error = core_error};
 
 /// Waits on the loop (locked) until `*flag` or `deadline`; false on timeout.
@@ -508,6 +527,7 @@ static void signal_stream(struct pinhole_pw_stream *stream) {
     pw.pw_thread_loop_signal(stream->monitor->loop, false);
 }
 
+/// The stream's state: errors and the end of a stream that was running are kept for the waiter.
 static void stream_state_changed(void *data, enum pw_stream_state old, enum pw_stream_state state, const char *error) {
     (void)old;
     struct pinhole_pw_stream *stream = data;
@@ -522,6 +542,7 @@ static void stream_state_changed(void *data, enum pw_stream_state old, enum pw_s
     signal_stream(stream);
 }
 
+/// The format agreed: checked against the one asked for, then buffers (memfd or memory) and the header meta asked for.
 static void stream_param_changed(void *data, uint32_t id, const struct spa_pod *param) {
     struct pinhole_pw_stream *stream = data;
     if (id != SPA_PARAM_Format || !param) return;
@@ -557,11 +578,13 @@ static void stream_param_changed(void *data, uint32_t id, const struct spa_pod *
     signal_stream(stream);
 }
 
+/// A new buffer gets the next number (the Swift side keeps one wrapper per number).
 static void stream_add_buffer(void *data, struct pw_buffer *buffer) {
     struct pinhole_pw_stream *stream = data;
     buffer->user_data = (void *)(uintptr_t)stream->buffer_count++;
 }
 
+/// A buffer going away is forgotten if it was waiting or lent.
 static void stream_remove_buffer(void *data, struct pw_buffer *buffer) {
     struct pinhole_pw_stream *stream = data;
     if (stream->waiting == buffer) stream->waiting = NULL;
@@ -569,6 +592,7 @@ static void stream_remove_buffer(void *data, struct pw_buffer *buffer) {
     if (stream->buffer_count > 0) stream->buffer_count--;
 }
 
+/// Buffers arrived (on the loop's thread): the newest waits for the streaming thread, older ones go back.
 static void stream_process(void *data) {
     struct pinhole_pw_stream *stream = data;
     struct pw_buffer *buffer;
@@ -581,6 +605,7 @@ static void stream_process(void *data) {
     (void)!write(stream->event_fd, &one, sizeof one);
 }
 
+/// What the shim hears from a stream.
 static const struct pw_stream_events stream_events = {
     PW_VERSION_STREAM_EVENTS, .state_changed = stream_state_changed, .param_changed = stream_param_changed,
     .add_buffer = stream_add_buffer, .remove_buffer = stream_remove_buffer, .process = stream_process};

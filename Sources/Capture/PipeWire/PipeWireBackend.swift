@@ -16,11 +16,17 @@ final class PipeWireBackend: CameraBackend {
     /// How many frame wrappers to keep (PipeWire's buffer counts stay far below).
     static let maxBuffers = 32
 
+    /// The node's `node.name`.
     let nodeName: String
+    /// The camera's name, for errors.
     let name: String
+    /// The process's PipeWire connection, kept alive while the camera is open.
     private let connection: PipeWireCameras.MonitorBox
+    /// The node's serial when the camera was opened (a replugged node has a new one: a new backend).
     private let serial: UInt64
+    /// What `configure` was asked for, asked of PipeWire at `start`.
     private var configuration: StreamConfiguration?
+    /// The shim's stream while streaming.
     private var stream: OpaquePointer?
     /// One wrapper per buffer index, with the address, capacity and stride it was made for.
     private var frames: [(buffer: PixelBuffer, address: UnsafeMutableRawPointer, capacity: Int, stride: Int)?] = []
@@ -28,6 +34,7 @@ final class PipeWireBackend: CameraBackend {
     private var counter: UInt32 = 0
     /// The V4L2 node behind the camera, for its controls.
     private let controlNode: V4L2Device?
+    /// That node's controls by ID, as its description read them.
     private let controlInfo: [UInt32: V4L2ControlInfo]
     /// Why a wait failed, read from the shim (allocated once).
     private var message = [CChar](repeating: 0, count: 256)

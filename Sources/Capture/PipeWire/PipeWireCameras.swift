@@ -20,6 +20,7 @@ struct PipeWireCamera: Sendable, Equatable {
     /// Pixel format, size and frame intervals of each way it streams that Pinhole reads.
     var formats: [(PixelFormat, Int, Int, [FrameInterval])]
 
+    /// The same node (serial and name) with as many formats.
     static func == (a: PipeWireCamera, b: PipeWireCamera) -> Bool {
         a.serial == b.serial && a.name == b.name && a.formats.count == b.formats.count
     }
