@@ -44,15 +44,17 @@ struct PipeWireCameraTests {
         #expect(!hidden.stdout.contains("pw-listed-cam") && !hidden.stdout.contains("pipewireNode"), "\(hidden.stdout)")
     }
 
-    @Test("snap --device pipewire:<node> takes a 640×480 photo of the colour bars")
-    func snap() throws {
+    @Test("snap --device pipewire:<node> takes a 640×480 photo of the colour bars, from raw YUYV and from MJPEG", arguments: ["YUY2", "MJPG"])
+    func snap(format: String) throws {
         let server = try PrivatePipeWire()
-        let camera = try server.provideCamera(name: "pinhole-snap-cam")
+        let camera = try server.provideCamera(name: "pinhole-snap-cam", format: format)
         defer { camera.stop() }
         let folder = try TemporaryDirectory()
         let output = folder.path("photo.jpg")
         let result = try pinhole(["snap", "--device", "pipewire:pinhole-snap-cam", "--warmup", "1", "-o", output], environment: environment(folder, server))
         try #require(result.status == 0, "\(result.stderr)")
+        let listed = try pinhole(["devices"], environment: environment(folder, server))
+        #expect(listed.stdout.contains(format == "MJPG" ? "MJPEG: 640×480 (30 fps)" : "YUYV: 640×480 (30 fps)"), "\(listed.stdout)")
         let image = try JPEGDecoder().decode(Array(try Data(contentsOf: URL(fileURLWithPath: output))))
         #expect(image.width == 640 && image.height == 480)
         // videotestsrc's SMPTE pattern: seven 75% bars across the top two thirds.
@@ -60,7 +62,7 @@ struct PipeWireCameraTests {
                                          (true, false, true), (true, false, false), (false, false, true)]
         for (index, expected) in lit.enumerated() {
             let pixel = image.bgraPixel(x: (2 * index + 1) * 640 / 14, y: 160)
-            #expect((pixel.r > 120, pixel.g > 120, pixel.b > 120) == expected, "bar \(index): \(pixel)")
+            #expect((pixel.r > 120, pixel.g > 120, pixel.b > 120) == expected, "\(format) bar \(index): \(pixel)")
         }
     }
 

@@ -57,12 +57,14 @@ public final class PrivatePipeWire: @unchecked Sendable {
     }
 
     /// Publishes a camera node `name` from GStreamer's test source (SMPTE colour bars) at exactly
-    /// `format` `width`×`height` at `fps` (without caps pipewiresink offers ABGR64 and fails), and
-    /// waits until it is in the graph. pipewiresink in `mode=provide` (Debian 12's 0.3.65) streams
-    /// to its first consumer only: give each consumer a camera of its own.
+    /// `format` `width`×`height` at `fps` (without caps pipewiresink offers ABGR64 and fails), or
+    /// in MJPEG (`format` "MJPG", through jpegenc), and waits until it is in the graph.
+    /// pipewiresink in `mode=provide` (Debian 12's 0.3.65) streams to its first consumer only:
+    /// give each consumer a camera of its own.
     public func provideCamera(name: String, format: String = "YUY2", width: Int = 640, height: Int = 480, fps: Int = 30) throws -> BackgroundProcess {
-        let camera = try BackgroundProcess(["/usr/bin/gst-launch-1.0", "videotestsrc", "is-live=true", "!",
-                                            "video/x-raw,format=\(format),width=\(width),height=\(height),framerate=\(fps)/1", "!",
+        let size = "width=\(width),height=\(height),framerate=\(fps)/1"
+        let caps = format == "MJPG" ? ["video/x-raw,\(size)", "!", "jpegenc", "!", "image/jpeg,\(size)"] : ["video/x-raw,format=\(format),\(size)"]
+        let camera = try BackgroundProcess(["/usr/bin/gst-launch-1.0", "videotestsrc", "is-live=true", "!"] + caps + ["!",
                                             "pipewiresink", "mode=provide",
                                             "stream-properties=props,media.class=(string)Video/Source,media.role=(string)Camera,node.name=(string)\(name)"],
                                            environment: environment)
