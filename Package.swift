@@ -41,12 +41,17 @@ let package = Package(
         // libpulse (PulseAudio's and PipeWire's sound servers) for Capture's microphones, opened
         // with dlopen on first use likewise: only a recording with sound or a microphone list needs it.
         .target(name: "CPulse", path: "Sources/CPulse"),
+        // libpipewire for PipeWire cameras, opened with dlopen likewise: only a look for PipeWire
+        // cameras needs it. The shim holds SPA's POD macros and PipeWire's inline proxy methods;
+        // its .c reads their headers (libpipewire-0.3-dev, libspa-0.2-dev), its public header none.
+        .target(name: "CPipeWire", path: "Sources/CPipeWire",
+                cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2"])]),
 
         // Media's pixel loops (SIMD range conversion, filters) are compiled optimised in debug builds
         // too: unspecialised SIMD generics made a 4K photo take over 10 s in the debug-built app and tests.
         .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CExif", "CPNG", "CWebP", "CZlib", "CMediaLoader"],
                 swiftSettings: [.unsafeFlags(["-O"])]),
-        .target(name: "Capture", dependencies: ["Media", "CV4L2", "CSensorProxy", "CPulse"]),
+        .target(name: "Capture", dependencies: ["Media", "CV4L2", "CSensorProxy", "CPulse", "CPipeWire"]),
         .target(name: "PhotoLibrary", dependencies: ["Media", "CSQLite"]),
         .executableTarget(name: "pinhole", dependencies: ["Capture", "Media", "PhotoLibrary", "CGettext"]),
         // The camera app: a GTK-free model (unit-tested without a display) and the GTK views over it.

@@ -81,7 +81,7 @@ extension Array where Element == UInt8 {
 
 extension Array where Element == CChar {
     /// The NUL-terminated C string held in this buffer (an error message filled by a C shim).
-    var nulTerminatedString: String {
+    package var nulTerminatedString: String {
         String(decoding: prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

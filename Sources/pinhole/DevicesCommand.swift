@@ -34,6 +34,8 @@ enum DevicesCommand {
         var lines = [L("%@ — %@, %@", device.localizedName, positionText(device.position), typeText(device.deviceType))]
         lines.append("  " + L("ID: %@", device.uniqueID))
         if let path = device.path { lines.append("  " + L("Node: %@", path)) }
+        // Translators: under a camera in `pinhole devices`: Pinhole streams it through PipeWire, from this node.
+        if let node = device.pipeWireNode { lines.append("  " + L("PipeWire node: %@", node)) }
         if device.isInfrared {
             // Translators: under a camera in `pinhole devices`; face-login cameras see infrared light only.
             lines.append("  " + L("Infrared: greyscale only (a face-login camera); never chosen by default, use --device to pick it"))
@@ -128,6 +130,7 @@ enum DevicesCommand {
             "hasFlash": device.hasFlash, "hasTorch": device.hasTorch, "infrared": device.isInfrared,
         ]
         if let path = device.path { object["path"] = path }
+        if let node = device.pipeWireNode { object["pipewireNode"] = node }
         return object
     }
 }

@@ -15,11 +15,13 @@ func pinhole(_ arguments: [String], environment: [String: String] = [:], asUser 
 /// The built `pinhole` binary.
 let pinholeBinary = builtProduct("pinhole")
 
-/// An environment with a private HOME and an empty /dev, so the tests see only the test camera.
+/// An environment with a private HOME, an empty /dev and no PipeWire, so the tests see only the test camera.
 func isolatedEnvironment(_ folder: TemporaryDirectory) throws -> [String: String] {
     let dev = folder.url.appendingPathComponent("dev").path
     try FileManager.default.createDirectory(atPath: dev, withIntermediateDirectories: true)
-    return ["HOME": folder.url.path, "XDG_CONFIG_HOME": folder.url.appendingPathComponent("config").path, "PINHOLE_DEV_DIR": dev]
+    // No PipeWire cameras either (a user's session may have some): only the test camera is there.
+    return ["HOME": folder.url.path, "XDG_CONFIG_HOME": folder.url.appendingPathComponent("config").path, "PINHOLE_DEV_DIR": dev,
+            "PINHOLE_PIPEWIRE": "0"]
 }
 
 @Suite("pinhole CLI", .serialized)

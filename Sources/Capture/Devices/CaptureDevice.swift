@@ -2,7 +2,8 @@ import Glibc
 import Media
 import Synchronization
 
-/// A camera: a V4L2 node or Pinhole's virtual test camera, with AVFoundation's vocabulary.
+/// A camera: a V4L2 node, a PipeWire camera node, or Pinhole's virtual test camera, with
+/// AVFoundation's vocabulary.
 ///
 /// Devices come from `DiscoverySession` or `CaptureDevice.default(for:position:)`. Their
 /// description (ID, name, position, formats, controls) is read once; `activeFormat` and control
@@ -85,6 +86,9 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
     enum Source: Sendable, Equatable {
         /// A V4L2 node.
         case v4l2(path: String)
+        /// A PipeWire camera node, by `node.name`; `v4l2Path` is the V4L2 node WirePlumber made it
+        /// from (`api.v4l2.path`), whose controls it keeps.
+        case pipewire(node: String, v4l2Path: String?)
         /// The virtual test camera.
         case virtual
     }
@@ -107,9 +111,14 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
     /// as with the face-login (Windows Hello) sensors beside a laptop's webcam. Such a camera is
     /// listed and can be opened by name, but `CaptureDevice.default(for:position:)` never picks it.
     public let isInfrared: Bool
-    /// The device node, for V4L2 cameras.
+    /// The device node, for cameras Pinhole opens through V4L2 directly.
     public var path: String? {
         if case let .v4l2(path) = source { return path }
+        return nil
+    }
+    /// The PipeWire node (`node.name`), for cameras Pinhole streams through PipeWire.
+    public var pipeWireNode: String? {
+        if case let .pipewire(node, _) = source { return node }
         return nil
     }
     let source: Source
@@ -146,13 +155,16 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
     /// The identifier (`uniqueID`).
     public var id: String { uniqueID }
 
-    /// "Integrated Camera (/dev/video0)".
-    public var description: String { path.map { "\(localizedName) (\($0))" } ?? localizedName }
+    /// "Integrated Camera (/dev/video0)", "Integrated Camera (pipewire:v4l2_input.pci-0000_00_14.0-usb-0_1_1.0)".
+    public var description: String {
+        (path ?? pipeWireNode.map { "pipewire:\($0)" }).map { "\(localizedName) (\($0))" } ?? localizedName
+    }
 
     /// Whether the camera is still there.
     public var isConnected: Bool {
         switch source {
         case let .v4l2(path): return access(path, F_OK) == 0
+        case let .pipewire(node, _): return PipeWireCameras.isPresent(name: node)
         case .virtual: return !VirtualCamera.faults(for: uniqueID).unplugged
         }
     }

@@ -3,7 +3,9 @@ import Glibc
 import Media
 
 /// Finds cameras: V4L2 capture nodes in /dev (one entry per camera, metadata and output nodes
-/// skipped) and the virtual test camera pair.
+/// skipped), PipeWire camera nodes, and the virtual test camera pair. A camera PipeWire offers
+/// from a V4L2 node (WirePlumber's V4L2 monitor names it in `api.v4l2.path`) is listed once,
+/// streamed through PipeWire; opening its node path (/dev/videoN) still gets V4L2 directly.
 enum DeviceScanner {
     /// The folder holding device nodes (overridable for tests with PINHOLE_DEV_DIR).
     static var devDirectory: String { environment("PINHOLE_DEV_DIR") ?? "/dev" }
@@ -19,18 +21,52 @@ enum DeviceScanner {
         return numbers.sorted().map { "\(devDirectory)/video\($0)" }
     }
 
-    /// Every camera: real ones first (in node order), then the virtual pair.
+    /// Every camera: real ones first (in node order, each taken through PipeWire when the session's
+    /// PipeWire offers it), then PipeWire's cameras without a V4L2 node (libcamera, programs), then
+    /// the virtual pair.
     static func scan(includeVirtual: Bool = true) -> [CaptureDevice] {
         // A program under test is driven through its environment before it finds any camera.
         VirtualCameraControl.startIfAsked()
         var devices: [CaptureDevice] = []
         var seen = Set<String>()
+        let pipeWire = PipeWireCameras.cameras()
+        var placed = Set<String>()
         for path in videoNodes() {
             guard let device = describe(path: path), seen.insert(device.uniqueID).inserted else { continue }
-            devices.append(device)
+            let resolved = FileSystem.realPath(path) ?? path
+            if let camera = pipeWire.first(where: { camera in camera.v4l2Path.map { (FileSystem.realPath($0) ?? $0) == resolved } ?? false }) {
+                placed.insert(camera.name)
+                devices.append(pipeWireDevice(camera, over: device))
+            } else {
+                devices.append(device)
+            }
+        }
+        for camera in pipeWire where !placed.contains(camera.name) {
+            let device = pipeWireDevice(camera, over: nil)
+            if seen.insert(device.uniqueID).inserted { devices.append(device) }
         }
         if includeVirtual { devices += virtualDevices() }
         return devices
+    }
+
+    /// The camera PipeWire node `camera` is: the V4L2 camera `node` under it keeps its ID, name,
+    /// position and controls (so a camera chosen before is the same one); one without a V4L2 node
+    /// is "pipewire:<node.name>", placed by libcamera's location when it gives one.
+    static func pipeWireDevice(_ camera: PipeWireCamera, over node: CaptureDevice?) -> CaptureDevice {
+        let id = node?.uniqueID ?? "pipewire:\(camera.name)"
+        let located: CaptureDevice.Position = switch camera.location {
+        case "front": .front
+        case "back": .back
+        case "external": .external
+        default: .unspecified
+        }
+        var position = node?.position ?? located
+        if let override = PositionOverrides.position(for: id) { position = override }
+        let type: CaptureDevice.DeviceType = node?.deviceType ?? (camera.location == "front" || camera.location == "back" ? .builtIn : .external)
+        return CaptureDevice(uniqueID: id, localizedName: node?.localizedName ?? camera.description, manufacturer: node?.manufacturer ?? camera.vendor,
+                             position: position, deviceType: type, formats: groupedFormats(camera.formats), controls: node?.controls ?? [],
+                             source: .pipewire(node: camera.name, v4l2Path: camera.v4l2Path),
+                             isInfrared: V4L2PlanarCodes.isInfrared(camera.formats.map(\.0.fourCC)), v4l2Controls: node?.v4l2Controls)
     }
 
     /// The virtual front and back test cameras.

@@ -15,7 +15,8 @@ extension CaptureDevice.DiscoverySession {
     /// V4L2 nodes are watched with inotify on /dev (creation, removal, and the permission change
     /// udev makes after creating a node), so /dev is not rescanned and no camera is opened until
     /// a node changes; the watching thread also wakes every 200 ms, to see whether the stream
-    /// was ended and whether the virtual test camera was simulated unplugged or plugged. End
+    /// was ended, whether the virtual test camera was simulated unplugged or plugged, and whether
+    /// PipeWire's registry gained or lost a camera node. End
     /// the stream (stop iterating) to stop watching.
     public func deviceEvents() -> AsyncStream<DeviceEvent> {
         let (stream, continuation) = AsyncStream<DeviceEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
@@ -26,7 +27,7 @@ extension CaptureDevice.DiscoverySession {
     }
 }
 
-/// Watches /dev for video nodes and the virtual camera registry, and turns changes into events.
+/// Watches /dev for video nodes, PipeWire's camera nodes and the virtual camera registry, and turns changes into events.
 final class DeviceWatcher: Sendable {
     private let discovery: CaptureDevice.DiscoverySession
     private let continuation: AsyncStream<DeviceEvent>.Continuation
@@ -35,11 +36,14 @@ final class DeviceWatcher: Sendable {
     /// The virtual cameras' generation when watching began, read before `known` is filled: a
     /// change made before the thread first runs is still seen (and one in between only rescans).
     private let startGeneration: Int
+    /// PipeWire's camera list when watching began, read likewise.
+    private let startPipeWire: PipeWireCameras.ChangeToken?
 
     init(discovery: CaptureDevice.DiscoverySession, continuation: AsyncStream<DeviceEvent>.Continuation) {
         self.discovery = discovery
         self.continuation = continuation
         startGeneration = VirtualCamera.generation
+        startPipeWire = PipeWireCameras.changeToken
         known.withLock { known in
             for device in discovery.devices { known[device.uniqueID] = device }
         }
@@ -59,6 +63,7 @@ final class DeviceWatcher: Sendable {
         defer { if fd >= 0 { close(fd) } }
         if fd >= 0 { _ = inotify_add_watch(fd, DeviceScanner.devDirectory, UInt32(IN_CREATE | IN_DELETE | IN_ATTRIB | IN_MOVED_TO | IN_MOVED_FROM)) }
         var virtualGeneration = startGeneration
+        var pipeWire = startPipeWire
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !cancelled.load(ordering: .acquiring) {
             var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -93,6 +98,12 @@ final class DeviceWatcher: Sendable {
             let generation = VirtualCamera.generation
             if generation != virtualGeneration {
                 virtualGeneration = generation
+                changed = true
+            }
+            // PipeWire's registry (watched by its own thread loop) added or removed a camera node.
+            let token = PipeWireCameras.changeToken
+            if token != pipeWire {
+                pipeWire = token
                 changed = true
             }
             if changed { rescan() }

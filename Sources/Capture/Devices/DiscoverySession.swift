@@ -40,7 +40,8 @@ extension CaptureDevice {
         return virtual.first { $0.position == position } ?? virtual.first
     }
 
-    /// The camera with this ID, this node path (/dev/videoN), or "test"/"test-front"/"test-back" for the virtual one.
+    /// The camera with this ID, this node path (/dev/videoN: always opened through V4L2 directly),
+    /// this PipeWire node ("pipewire:<node.name>"), or "test"/"test-front"/"test-back" for the virtual one.
     public static func device(withID id: String) throws(CaptureError) -> CaptureDevice {
         switch id {
         case "test", "test-front", "virtual": return DeviceScanner.virtualDevices()[0]
@@ -53,7 +54,9 @@ extension CaptureDevice {
             if let described = DeviceScanner.describe(path: id) { return described }
             throw .unsupported("\(id) is not a video capture device")
         }
-        if let match = DeviceScanner.scan().first(where: { $0.uniqueID == id }) { return match }
+        let all = DeviceScanner.scan()
+        if let match = all.first(where: { $0.uniqueID == id }) { return match }
+        if id.hasPrefix("pipewire:"), let match = all.first(where: { $0.pipeWireNode == String(id.dropFirst(9)) }) { return match }
         throw .deviceNotFound(id)
     }
 

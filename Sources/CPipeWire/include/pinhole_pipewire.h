@@ -1,0 +1,142 @@
+// libpipewire (PipeWire's client library) for Capture's PipeWire cameras, opened on first use.
+//
+// Linked, libpipewire would be mapped and relocated by every process before `main`, though only a
+// look for PipeWire cameras needs it; so `pinhole_pw_load` opens "libpipewire-0.3.so.0" with dlopen
+// and the shim calls it through a table of function pointers (typed from the headers with
+// `__typeof__`, so a signature that differs from the library's is a compile error). SPA's POD
+// builders and parsers, and PipeWire's proxy methods (pw_registry_bind, pw_node_enum_params, …),
+// are macros and inline functions Swift cannot import: they live in the shim, which keeps
+// PipeWire's own thread loop and hands Swift plain structures. This header names no PipeWire
+// type, so Swift needs none of PipeWire's headers.
+#pragma once
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/// What `pinhole_pw_load` found: the library's version.
+struct pinhole_pw_library {
+    /// pw_get_library_version()'s text ("0.3.65").
+    char version[32];
+};
+
+/// Opens libpipewire and calls pw_init; returns the library's description, or NULL with the reason
+/// (dlerror's text) in `error`. Call once (Capture keeps the result; not thread-safe); the library
+/// stays loaded for the process's life.
+const struct pinhole_pw_library * _Nullable pinhole_pw_load(char * _Nonnull error, size_t size);
+
+/// The most frame rates kept for one format.
+#define PINHOLE_PW_MAX_RATES 16
+
+/// One size of one pixel format a camera node offers, with its frame rates.
+struct pinhole_pw_format {
+    /// The V4L2 four-character code of the pixel layout ('YUYV', 'NV12', 'YU12', 'MJPG', …).
+    uint32_t fourcc;
+    /// Size in pixels.
+    uint32_t width, height;
+    /// How many of `rate_num`/`rate_denom` are used: frames per second as fractions.
+    uint32_t rate_count;
+    /// Frame-rate numerators (frames).
+    uint32_t rate_num[PINHOLE_PW_MAX_RATES];
+    /// Frame-rate denominators (seconds).
+    uint32_t rate_denom[PINHOLE_PW_MAX_RATES];
+};
+
+/// A camera node as the registry describes it (strings empty when the node does not say).
+struct pinhole_pw_camera {
+    /// The node's global id (reused by PipeWire after the node goes) and its serial (never reused).
+    uint32_t id;
+    uint64_t serial;
+    /// node.name, node.description (else node.nick), api.v4l2.path, api.libcamera.location,
+    /// device.vendor.name: NUL-terminated, owned by the list.
+    const char * _Nonnull name;
+    const char * _Nonnull description;
+    const char * _Nonnull v4l2_path;
+    const char * _Nonnull location;
+    const char * _Nonnull vendor;
+    /// The formats its EnumFormat params offer (raw layouts Pinhole reads, and MJPEG).
+    const struct pinhole_pw_format * _Nullable formats;
+    uint32_t format_count;
+};
+
+/// A snapshot of the camera nodes, freed with `pinhole_pw_cameras_free`.
+struct pinhole_pw_cameras {
+    /// The cameras, in the order the registry announced them.
+    struct pinhole_pw_camera * _Nullable cameras;
+    uint32_t count;
+};
+
+/// A connection to the PipeWire daemon with its own thread loop, watching the registry for camera
+/// nodes (`media.class` Video/Source, `media.role` Camera) and their formats.
+typedef struct pinhole_pw_monitor pinhole_pw_monitor;
+
+/// Connects (to $PIPEWIRE_REMOTE, else pipewire-0 in $XDG_RUNTIME_DIR), and waits up to
+/// `timeout_ms` for the registry's cameras and their formats. NULL with a negative errno in
+/// `error` (ECONNREFUSED/ENOENT: no daemon; ETIMEDOUT: it did not answer) and PipeWire's message.
+pinhole_pw_monitor * _Nullable pinhole_pw_monitor_new(int timeout_ms, int * _Nonnull error, char * _Nonnull message, size_t size);
+/// Disconnects and stops the thread loop.
+void pinhole_pw_monitor_free(pinhole_pw_monitor * _Nonnull monitor);
+/// Whether the connection still stands (false once the daemon went away or reported a fatal error).
+bool pinhole_pw_monitor_is_alive(pinhole_pw_monitor * _Nonnull monitor);
+/// Counts changes to the camera list (a node added with its formats, or removed).
+uint64_t pinhole_pw_monitor_generation(pinhole_pw_monitor * _Nonnull monitor);
+/// The cameras now (only nodes whose formats have been read).
+struct pinhole_pw_cameras pinhole_pw_monitor_cameras(pinhole_pw_monitor * _Nonnull monitor);
+/// Frees a snapshot.
+void pinhole_pw_cameras_free(struct pinhole_pw_cameras cameras);
+/// Whether the node with this serial is still in the registry.
+bool pinhole_pw_monitor_has(pinhole_pw_monitor * _Nonnull monitor, uint64_t serial);
+
+/// A capture stream from one camera node, on a monitor's connection.
+typedef struct pinhole_pw_stream pinhole_pw_stream;
+
+/// A frame lent by `pinhole_pw_stream_acquire`, valid until `pinhole_pw_stream_release`.
+struct pinhole_pw_frame {
+    /// The frame's bytes (the buffer's mapping plus the chunk's offset) and how many there are.
+    uint8_t * _Nullable data;
+    uint32_t size;
+    /// Bytes mapped from `data` on (the buffer's size less the chunk's offset).
+    uint32_t capacity;
+    /// Bytes per row of the first plane (0 when the producer did not say).
+    int32_t stride;
+    /// The buffer's number among the stream's buffers (stable while the stream's format stands).
+    uint32_t buffer_index;
+    /// How many buffers the stream has now (a wrapper cache resizes on a change).
+    uint32_t buffer_count;
+    /// The producer's time stamp (ns) and sequence number, when it attached a header (`has_header`).
+    int64_t pts;
+    uint64_t sequence;
+    bool has_header;
+    /// The producer marked the data corrupted.
+    bool corrupt;
+};
+
+/// Connects a stream to node `serial` (`target.object`) asking for exactly `fourcc` at
+/// `width`×`height` and `rate_num`/`rate_denom` frames per second, and waits up to `timeout_ms` for
+/// the format to be agreed and the stream to start. NULL with a negative errno in `error` and the
+/// reason in `message` (the stream's error, or "the camera offered another format").
+pinhole_pw_stream * _Nullable pinhole_pw_stream_new(pinhole_pw_monitor * _Nonnull monitor, uint64_t serial, uint32_t fourcc, uint32_t width,
+                                                    uint32_t height, uint32_t rate_num, uint32_t rate_denom, int timeout_ms,
+                                                    int * _Nonnull error, char * _Nonnull message, size_t size);
+/// Disconnects and destroys the stream (a frame still acquired is given back first).
+void pinhole_pw_stream_free(pinhole_pw_stream * _Nonnull stream);
+
+/// What waiting on a stream gave.
+enum pinhole_pw_wait {
+    /// A frame is ready for `pinhole_pw_stream_acquire`.
+    PINHOLE_PW_FRAME = 0,
+    /// Nothing within the timeout.
+    PINHOLE_PW_TIMEOUT = 1,
+    /// The camera node left the registry (unplugged), or the daemon went away.
+    PINHOLE_PW_GONE = 2,
+    /// The stream failed; `pinhole_pw_stream_error` says why.
+    PINHOLE_PW_FAILED = 3,
+};
+
+/// Waits up to `timeout_ms` for a frame.
+enum pinhole_pw_wait pinhole_pw_stream_wait(pinhole_pw_stream * _Nonnull stream, int timeout_ms);
+/// Takes the newest frame (older waiting ones go back to the producer); false when none is waiting.
+bool pinhole_pw_stream_acquire(pinhole_pw_stream * _Nonnull stream, struct pinhole_pw_frame * _Nonnull frame);
+/// Gives the acquired frame back to the producer.
+void pinhole_pw_stream_release(pinhole_pw_stream * _Nonnull stream);
+/// The stream's error message (empty when none), copied into `message`.
+void pinhole_pw_stream_error(pinhole_pw_stream * _Nonnull stream, char * _Nonnull message, size_t size);

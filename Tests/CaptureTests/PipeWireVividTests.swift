@@ -1,0 +1,137 @@
+@testable import Capture
+import Foundation
+import Media
+import Testing
+import TestSupport
+
+/// True inside `scripts/vm/capture-tests-job`'s PipeWire step: vivid is loaded and PipeWire with
+/// WirePlumber runs on a private bus (PIPEWIRE_REMOTE names its socket), its V4L2 monitor having
+/// published vivid's node.
+let pipeWireVividAvailable = ProcessInfo.processInfo.environment["PINHOLE_PIPEWIRE_VIVID"] == "1"
+
+/// vivid (one webcam) through PipeWire, as a desktop session offers it: Pinhole's PipeWire driver
+/// against WirePlumber's real V4L2 node (spa's V4L2 source), not a stand-in.
+@Suite("vivid through PipeWire and WirePlumber (inside scripts/vm)", .serialized, .enabled(if: pipeWireVividAvailable))
+struct PipeWireVividTests {
+    /// The one real camera.
+    func camera() throws -> CaptureDevice {
+        let real = CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).devices
+        try #require(real.count == 1, "\(real)")
+        return real[0]
+    }
+
+    @Test("vivid is listed once, streamed through PipeWire, keeping its V4L2 ID, name and controls; /dev/video0 still opens V4L2")
+    func oneCameraOneEntry() throws {
+        let device = try camera()
+        let node = try #require(device.pipeWireNode, "\(device) is not taken through PipeWire")
+        #expect(device.path == nil)
+        #expect(device.localizedName.hasPrefix("vivid"))
+        let direct = try CaptureDevice.device(withID: "/dev/video0")
+        #expect(direct.path == "/dev/video0" && direct.pipeWireNode == nil)
+        #expect(direct.uniqueID == device.uniqueID)
+        #expect(try CaptureDevice.device(withID: device.uniqueID).pipeWireNode == node)
+        #expect(try CaptureDevice.device(withID: "pipewire:\(node)").uniqueID == device.uniqueID)
+        #expect(device.control(.brightness) != nil && device.control(VividControl.disconnect)?.kind == .button)
+    }
+
+    @Test("the formats come from the node's EnumFormat: vivid's sizes and frame rates, raw layouts as on V4L2")
+    func formats() throws {
+        let device = try camera()
+        let direct = try CaptureDevice.device(withID: "/dev/video0")
+        let yuyv = device.formats.filter { $0.pixelFormat == .yuyv }
+        #expect(Set(yuyv.map(\.dimensions)) == Set(direct.formats.filter { $0.pixelFormat == .yuyv }.map(\.dimensions)), "\(yuyv)")
+        let vga = try #require(yuyv.first { $0.dimensions == .init(width: 640, height: 480) })
+        #expect(vga.maxFrameRate == 25 && vga.frameIntervals.contains(FrameInterval(numerator: 1, denominator: 1)), "\(vga)")
+        let layouts = Set(device.formats.map(\.pixelFormat))
+        #expect(layouts.isSuperset(of: [.yuyv, .uyvy, .nv12, .i420, .rgb24]), "\(layouts.sorted { $0.rawValue < $1.rawValue })")
+        #expect(layouts.isSubset(of: Set(direct.formats.map(\.pixelFormat))))
+    }
+
+    @Test("every raw layout the node offers streams at 320×180 with vivid's colour bars (start-to-frame times logged beside V4L2's)")
+    func everyRawFormat() async throws {
+        let device = try camera()
+        let layouts = Array(Set(device.formats.filter { !$0.pixelFormat.isCompressed && $0.dimensions == .init(width: 320, height: 180) }.map(\.pixelFormat)))
+            .sorted { $0.rawValue < $1.rawValue }
+        #expect(layouts.count >= 6, "\(layouts)")
+        print("PipeWire: \(layouts.count) raw layouts at 320×180: \(layouts.map(\.description).joined(separator: " "))")
+        var reference: [(UInt8, UInt8, UInt8)]?
+        for format in [PixelFormat.rgb24] + layouts.filter({ $0 != .rgb24 }) {
+            let started = SystemClock.monotonicNanoseconds()
+            let (session, output) = try await vividSession(device, format: format)
+            let taken = await frames(from: output, count: 2, seconds: patience)
+            if format == .yuyv { print("PipeWire: YUYV 320×180 start to second frame \(Double(SystemClock.monotonicNanoseconds() - started) / 1e6) ms") }
+            let configuration = session.statistics
+            session.stopRunning()
+            let last = try #require(taken.last, "no frames in \(format) (\(configuration))")
+            #expect(last.imageBuffer.width == 320 && last.imageBuffer.height == 180)
+            let samples = vividBars(last.imageBuffer)
+            guard let reference else {
+                reference = samples
+                expectVividBars(samples)
+                continue
+            }
+            expectVividBars(samples, match: reference, format: "\(format)", grey: format == .grey)
+        }
+        // The same through V4L2 directly, once PipeWire let the node go (WirePlumber suspends an
+        // idle node after 5 s, closing it), for comparison in the log.
+        let direct = try CaptureDevice.device(withID: "/dev/video0")
+        let free = await waitUntil(seconds: 20, every: .milliseconds(250)) {
+            (try? V4L2Backend(path: "/dev/video0", name: "probe").device.allocateBuffers(count: 1)).map { _ in true } ?? false
+        }
+        if free {
+            let started = SystemClock.monotonicNanoseconds()
+            let (session, output) = try await vividSession(direct, format: .yuyv)
+            _ = await frames(from: output, count: 2, seconds: patience)
+            print("V4L2: YUYV 320×180 start to second frame \(Double(SystemClock.monotonicNanoseconds() - started) / 1e6) ms")
+            session.stopRunning()
+        }
+    }
+
+    @Test("pinhole snap --device pipewire:<node> --size 320x180: vivid's colour bars")
+    func snap() throws {
+        let device = try camera()
+        let node = try #require(device.pipeWireNode)
+        let folder = try TemporaryDirectory()
+        let output = folder.path("photo.jpg")
+        let result = try runTool(pinholeBinary, ["snap", "--device", "pipewire:\(node)", "--size", "320x180", "-o", output], environment: ["HOME": folder.url.path])
+        try #require(result.status == 0, "\(result.stderr)")
+        let image = try JPEGDecoder().decode(Array(try Data(contentsOf: URL(fileURLWithPath: output))))
+        #expect(image.width == 320 && image.height == 180)
+        expectVividBars(vividBars(image))
+    }
+
+    @Test("pinhole record through PipeWire (the default camera): a playable 640×480 H.264 movie")
+    func record() throws {
+        let folder = try TemporaryDirectory()
+        let output = folder.path("movie.mp4")
+        let result = try runTool(pinholeBinary, ["record", "--size", "640x480", "--fps", "25", "--duration", "3", "--no-audio", "-o", output],
+                                 environment: ["HOME": folder.url.path])
+        try #require(result.status == 0, "\(result.stderr)")
+        let video = try ffprobe(output, "stream=codec_name,width,height,nb_frames")
+        #expect(video["codec_name"] == "h264" && video["width"] == "640" && video["height"] == "480", "\(video)")
+        // Under TCG the encoder keeps a fraction of 25 fps (it says so, and drops evenly).
+        #expect((Int(video["nb_frames"] ?? "") ?? 0) >= 10, "\(video)")
+        #expect(try decodesCleanly(output))
+    }
+
+    @Test("unbind while streaming through PipeWire: the node leaves the registry, the session is interrupted, discovery reports the camera gone")
+    func unbind() async throws {
+        let device = try camera()
+        let (session, output) = try await vividSession(device)
+        defer { session.stopRunning() }
+        let events = session.events()
+        let deviceEvents = CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).deviceEvents()
+        #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
+        try "vivid.0".write(toFile: "/sys/bus/platform/drivers/vivid/unbind", atomically: false, encoding: .utf8)
+        defer { try? "vivid.0".write(toFile: "/sys/bus/platform/drivers/vivid/bind", atomically: false, encoding: .utf8) }
+        #expect(await waitForEvent(events, seconds: patience) { $0 == .interrupted(.deviceDisconnected) } != nil)
+        #expect(!device.isConnected)
+        let seen = await collect(deviceEvents, count: 1, seconds: patience)
+        let gone = seen.contains { event in
+            if case let .disconnected(id, _) = event { return id == device.uniqueID }
+            return false
+        }
+        #expect(gone, "\(seen)")
+        #expect(CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).devices.isEmpty)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Glibc
+import Testing
+
+/// A PipeWire daemon with WirePlumber of the test's own, on a private session bus, in a temporary
+/// folder: HOME, XDG_RUNTIME_DIR and XDG_CONFIG_HOME point there, so it never touches or finds a
+/// user's. WirePlumber's bluetooth monitor is told not to ask for systemd-logind (absent in the VM
+/// and in containers: WirePlumber otherwise quits, and no camera node ever appears).
+///
+/// Clients reach it through `environment` (PIPEWIRE_REMOTE, the socket's full path), given to the
+/// programs a test starts: the test process's own environment is left alone, so suites running
+/// beside it never see its cameras. `stop()` (or the value dying) kills every process it started.
+public final class PrivatePipeWire: @unchecked Sendable {
+    /// The folder holding the runtime directory, HOME and logs.
+    public let folder: TemporaryDirectory
+    /// The daemons: dbus-daemon, pipewire, wireplumber.
+    public private(set) var processes: [BackgroundProcess] = []
+    /// The socket's path.
+    public let socket: String
+    /// What a client needs to connect (and nothing else: no user's PipeWire can be reached).
+    public var environment: [String: String] { base.merging(["PIPEWIRE_REMOTE": socket]) { _, new in new } }
+    private let base: [String: String]
+
+    /// Starts dbus-daemon, pipewire and wireplumber; ready once the socket answers pw-cli.
+    public init() throws {
+        folder = try TemporaryDirectory()
+        let runtime = folder.path("runtime"), home = folder.path("home")
+        try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let lua = home + "/.config/wireplumber/bluetooth.lua.d"
+        try FileManager.default.createDirectory(atPath: lua, withIntermediateDirectories: true)
+        try "bluez_monitor.properties[\"with-logind\"] = false\n".write(toFile: lua + "/51-no-logind.lua", atomically: true, encoding: .utf8)
+        socket = runtime + "/pipewire-0"
+        // The bus's socket in the folder: the default (/tmp) is read-only inside scripts/vm.
+        let bus = try BackgroundProcess(["/usr/bin/dbus-daemon", "--session", "--nofork", "--print-address=1", "--address=unix:path=\(folder.path("bus"))"])
+        processes.append(bus)
+        try #require(bus.waitForOutput(containing: "unix:"), "dbus-daemon did not start: install dbus-daemon (scripts/setup)")
+        base = ["HOME": home, "XDG_RUNTIME_DIR": runtime, "XDG_CONFIG_HOME": home + "/.config", "XDG_STATE_HOME": home + "/.local/state",
+                "DBUS_SESSION_BUS_ADDRESS": bus.output.trimmingCharacters(in: .whitespacesAndNewlines)]
+        processes.append(try BackgroundProcess(["/usr/bin/pipewire"], environment: base))
+        let up = blockUntil { FileManager.default.fileExists(atPath: socket) && (try? runTool("pw-cli", ["info", "0"], environment: environment))?.status == 0 }
+        try #require(up, "pipewire did not start (install pipewire-bin: scripts/setup): \(processes[1].errors)")
+        processes.append(try BackgroundProcess(["/usr/bin/wireplumber"], environment: base))
+    }
+
+    deinit { stop() }
+
+    /// Kills the daemons (and nothing else).
+    public func stop() {
+        for process in processes.reversed() { process.stop() }
+        processes.removeAll()
+    }
+
+    /// Whether a node called `name` is in the graph, as pw-cli (an independent client) lists it.
+    public func hasNode(_ name: String) -> Bool {
+        guard let listing = try? runTool("pw-cli", ["ls", "Node"], environment: environment), listing.status == 0 else { return false }
+        return listing.stdout.contains("node.name = \"\(name)\"")
+    }
+
+    /// Publishes a camera node `name` from GStreamer's test source (SMPTE colour bars) at exactly
+    /// `format` `width`×`height` at `fps` (without caps pipewiresink offers ABGR64 and fails), or
+    /// in MJPEG (`format` "MJPG", through jpegenc), and waits until it is in the graph.
+    /// pipewiresink in `mode=provide` (Debian 12's 0.3.65) streams to its first consumer only:
+    /// give each consumer a camera of its own.
+    public func provideCamera(name: String, format: String = "YUY2", width: Int = 640, height: Int = 480, fps: Int = 30) throws -> BackgroundProcess {
+        let size = "width=\(width),height=\(height),framerate=\(fps)/1"
+        let caps = format == "MJPG" ? ["video/x-raw,\(size)", "!", "jpegenc", "!", "image/jpeg,\(size)"] : ["video/x-raw,format=\(format),\(size)"]
+        let camera = try BackgroundProcess(["/usr/bin/gst-launch-1.0", "videotestsrc", "is-live=true", "!"] + caps + ["!",
+                                            "pipewiresink", "mode=provide",
+                                            "stream-properties=props,media.class=(string)Video/Source,media.role=(string)Camera,node.name=(string)\(name)"],
+                                           environment: environment)
+        let there = blockUntil { hasNode(name) }
+        try #require(there, "gst-launch-1.0 published no node \(name) (install gstreamer1.0-pipewire: scripts/setup): \(camera.errors)")
+        return camera
+    }
+}
