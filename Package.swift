@@ -41,11 +41,13 @@ let package = Package(
         // libpulse (PulseAudio's and PipeWire's sound servers) for Capture's microphones, opened
         // with dlopen on first use likewise: only a recording with sound or a microphone list needs it.
         .target(name: "CPulse", path: "Sources/CPulse"),
+        // Media's per-pixel loops (range expansion, the alpha check, the synthetic picture), in C:
+        // a debug build does not optimise Swift, and a package used as a dependency may not ask
+        // for it (SwiftPM refuses unsafeFlags there), but unoptimised C runs these quickly enough.
+        .target(name: "CPixels", path: "Sources/CPixels"),
 
-        // Media's pixel loops (SIMD range conversion, filters) are compiled optimised in debug builds
-        // too: unspecialised SIMD generics made a 4K photo take over 10 s in the debug-built app and tests.
-        .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CExif", "CPNG", "CWebP", "CZlib", "CMediaLoader"],
-                swiftSettings: [.unsafeFlags(["-O"])]),
+        // No unsafe flags in the libraries' targets: SwiftPM refuses them in a versioned dependency.
+        .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CExif", "CPNG", "CWebP", "CZlib", "CMediaLoader", "CPixels"]),
         .target(name: "Capture", dependencies: ["Media", "CV4L2", "CSensorProxy", "CPulse"]),
         .target(name: "PhotoLibrary", dependencies: ["Media", "CSQLite"]),
         .executableTarget(name: "pinhole", dependencies: ["Capture", "Media", "PhotoLibrary", "CGettext"]),
