@@ -10,7 +10,6 @@ let package = Package(
         .library(name: "Capture", targets: ["Capture"]),
         .library(name: "PhotoLibrary", targets: ["PhotoLibrary"]),
         .executable(name: "pinhole", targets: ["pinhole"]),
-        .executable(name: "pinhole-bench", targets: ["pinhole-bench"]),
         .executable(name: "pinhole-camera", targets: ["pinhole-camera"]),
     ],
     targets: [
@@ -36,7 +35,7 @@ let package = Package(
         // iio-sensor-proxy's accelerometer over sd-bus (libsystemd), for RotationCoordinator.
         .target(name: "CSensorProxy", path: "Sources/CSensorProxy", linkerSettings: [.linkedLibrary("systemd")]),
         // FFmpeg and libheif for Media, opened with dlopen on first use (not linked: their dependency
-        // trees would be loaded by every process at start); CAV links FFmpeg for the bench and tests.
+        // trees would be loaded by every process at start); CAV links FFmpeg for the tests.
         .target(name: "CMediaLoader", path: "Sources/CMediaLoader"),
         // libpulse (PulseAudio's and PipeWire's sound servers) for Capture's microphones, opened
         // with dlopen on first use likewise: only a recording with sound or a microphone list needs it.
@@ -54,9 +53,8 @@ let package = Package(
         // The camera app: a GTK-free model (unit-tested without a display) and the GTK views over it.
         .target(name: "CameraModel", dependencies: ["Capture", "Media", "PhotoLibrary"]),
         .executableTarget(name: "pinhole-camera", dependencies: ["CameraModel", "Capture", "Media", "PhotoLibrary", "CGtk", "CCanberra"]),
-        // Peers/*.c are compiled by the bench itself, during the camera app and gallery stages, not by SwiftPM.
-        .executableTarget(name: "pinhole-bench", dependencies: ["Media", "Capture", "PhotoLibrary", "CAV", "CYUV"],
-                          exclude: ["Peers/gtk4-floor.c", "Peers/gtk4-grid-floor.c", "Peers/screen-watch.c"]),
+        // The benchmark, pinhole-bench, is a package of its own (Benchmarks/), which uses these
+        // libraries as any dependent package does: `swift build` here neither builds it nor links FFmpeg.
         // Helpers the test targets share: running independent tools (exiftool, pngcheck, …), temporary folders.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "MediaTests", dependencies: ["Media", "CYUV", "CAV", "TestSupport"]),
