@@ -10,7 +10,6 @@ let package = Package(
         .library(name: "Capture", targets: ["Capture"]),
         .library(name: "PhotoLibrary", targets: ["PhotoLibrary"]),
         .executable(name: "pinhole", targets: ["pinhole"]),
-        .executable(name: "pinhole-bench", targets: ["pinhole-bench"]),
         .executable(name: "pinhole-camera", targets: ["pinhole-camera"]),
     ],
     targets: [
@@ -36,30 +35,33 @@ let package = Package(
         // iio-sensor-proxy's accelerometer over sd-bus (libsystemd), for RotationCoordinator.
         .target(name: "CSensorProxy", path: "Sources/CSensorProxy", linkerSettings: [.linkedLibrary("systemd")]),
         // FFmpeg and libheif for Media, opened with dlopen on first use (not linked: their dependency
-        // trees would be loaded by every process at start); CAV links FFmpeg for the bench and tests.
+        // trees would be loaded by every process at start); CAV links FFmpeg for the tests.
         .target(name: "CMediaLoader", path: "Sources/CMediaLoader"),
         // libpulse (PulseAudio's and PipeWire's sound servers) for Capture's microphones, opened
         // with dlopen on first use likewise: only a recording with sound or a microphone list needs it.
         .target(name: "CPulse", path: "Sources/CPulse"),
         // libpipewire for PipeWire cameras, opened with dlopen likewise: only a look for PipeWire
         // cameras needs it. The shim holds SPA's POD macros and PipeWire's inline proxy methods;
-        // its .c reads their headers (libpipewire-0.3-dev, libspa-0.2-dev), its public header none.
-        .target(name: "CPipeWire", path: "Sources/CPipeWire",
-                cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2"])]),
+        // its .c reads their headers (libpipewire-0.3-dev, libspa-0.2-dev) through links in
+        // `system/` (a header search path inside the package, not an unsafe flag), its public
+        // header none.
+        .target(name: "CPipeWire", path: "Sources/CPipeWire", cSettings: [.headerSearchPath("system")]),
 
-        // Media's pixel loops (SIMD range conversion, filters) are compiled optimised in debug builds
-        // too: unspecialised SIMD generics made a 4K photo take over 10 s in the debug-built app and tests.
-        .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CExif", "CPNG", "CWebP", "CZlib", "CMediaLoader"],
-                swiftSettings: [.unsafeFlags(["-O"])]),
+        // Media's per-pixel loops (range expansion, the alpha check, the synthetic picture), in C:
+        // a debug build does not optimise Swift, and a package used as a dependency may not ask
+        // for it (SwiftPM refuses unsafeFlags there), but unoptimised C runs these quickly enough.
+        .target(name: "CPixels", path: "Sources/CPixels"),
+
+        // No unsafe flags in the libraries' targets: SwiftPM refuses them in a versioned dependency.
+        .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CExif", "CPNG", "CWebP", "CZlib", "CMediaLoader", "CPixels"]),
         .target(name: "Capture", dependencies: ["Media", "CV4L2", "CSensorProxy", "CPulse", "CPipeWire"]),
         .target(name: "PhotoLibrary", dependencies: ["Media", "CSQLite"]),
         .executableTarget(name: "pinhole", dependencies: ["Capture", "Media", "PhotoLibrary", "CGettext"]),
         // The camera app: a GTK-free model (unit-tested without a display) and the GTK views over it.
         .target(name: "CameraModel", dependencies: ["Capture", "Media", "PhotoLibrary"]),
         .executableTarget(name: "pinhole-camera", dependencies: ["CameraModel", "Capture", "Media", "PhotoLibrary", "CGtk", "CCanberra"]),
-        // Peers/*.c are compiled by the bench itself, during the camera app and gallery stages, not by SwiftPM.
-        .executableTarget(name: "pinhole-bench", dependencies: ["Media", "Capture", "PhotoLibrary", "CAV", "CYUV"],
-                          exclude: ["Peers/gtk4-floor.c", "Peers/gtk4-grid-floor.c", "Peers/screen-watch.c"]),
+        // The benchmark, pinhole-bench, is a package of its own (Benchmarks/), which uses these
+        // libraries as any dependent package does: `swift build` here neither builds it nor links FFmpeg.
         // Helpers the test targets share: running independent tools (exiftool, pngcheck, …), temporary folders.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "MediaTests", dependencies: ["Media", "CYUV", "CAV", "TestSupport"]),

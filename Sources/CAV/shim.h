@@ -1,4 +1,4 @@
-// FFmpeg (Debian's libav*-dev), linked, for pinhole-bench (which measures against it) and the tests.
+// FFmpeg (Debian's libav*-dev), linked, for the tests (Benchmarks/ has its own, CPeers, for pinhole-bench).
 // Media does not link it: it opens FFmpeg on first use through CMediaLoader.
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>

@@ -1,20 +1,12 @@
+internal import CPixels
 import CYUV
 
 extension PixelBuffer {
     /// Whether every pixel has full alpha: true for formats without alpha; for BGRA and RGBA, a
-    /// look at each pixel's alpha byte.
+    /// look at each pixel's alpha byte (in C: `pinhole_alpha_is_opaque`, quick in debug builds too).
     public var isOpaque: Bool {
         guard format == .bgra || format == .rgba else { return true }
-        let rowBytes = planes[0].bytesPerRow, base = baseAddress(ofPlane: 0)
-        for row in 0..<height {
-            let line = base + row * rowBytes
-            var column = 3
-            while column < width * 4 {
-                if line[column] != 255 { return false }
-                column += 4
-            }
-        }
-        return true
+        return pinhole_alpha_is_opaque(baseAddress(ofPlane: 0), planes[0].bytesPerRow, width, height) != 0
     }
 
     /// This BGRA picture (straight alpha, as Media's decoders and `Thumbnailer` give it) in the

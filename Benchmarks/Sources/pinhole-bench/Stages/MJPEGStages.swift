@@ -1,4 +1,4 @@
-import CAV
+import CPeers
 import Media
 
 /// A Motion-JPEG frame as webcams send it, made once per size and shared by all contenders.

@@ -50,7 +50,7 @@ struct GalleryBenchmark {
                                     + "--product pinhole-camera` and `--product pinhole` (scripts/bench does)")
         }
         guard let tree = AppBenchmark.sourceTree() else {
-            throw CaptureBenchError(description: "cannot find the source tree (data/ and Sources/pinhole-bench/Peers/): run from it")
+            throw CaptureBenchError(description: "cannot find the source tree (data/ and \(AppBenchmark.peers)/): run from the repository's root")
         }
         for tool in ["Xvfb", "dbus-daemon", "glib-compile-schemas", "gapplication", "xdotool", "eog", "cp", "cc", "pkg-config"] where Subprocess.find(tool) == nil {
             throw CaptureBenchError(description: "\(tool) is not installed (scripts/setup --bench)")
@@ -59,7 +59,7 @@ struct GalleryBenchmark {
         mkdir(folder, 0o700)
         defer { removeDirectory(folder) }
         bench.progress("gallery: compiling the screen watcher")
-        let watch = try ScreenWatch.compile(source: tree + "/Sources/pinhole-bench/Peers/screen-watch.c", into: folder)
+        let watch = try ScreenWatch.compile(source: tree + "/" + AppBenchmark.peers + "/screen-watch.c", into: folder)
         bench.progress("gallery: starting Xvfb and a session bus")
         let session = try HeadlessSession(folder: folder, schemas: tree + "/data")
         defer {
@@ -109,7 +109,7 @@ struct GalleryBenchmark {
         }
         long.stop()
         bench.progress("gallery: the GTK 4 grid floor")
-        let floorProgram = try Self.compile(tree + "/Sources/pinhole-bench/Peers/gtk4-grid-floor.c", into: folder, packages: ["gtk4"])
+        let floorProgram = try Self.compile(tree + "/" + AppBenchmark.peers + "/gtk4-grid-floor.c", into: folder, packages: ["gtk4"])
         let floorRun = try ReportingApp([floorProgram, "\(items)", thumbnails + "/" + ThumbnailSize.normal.folderName], session: session, name: "floor")
         let floor: ScrollRun
         do { floor = try scroll(floorRun, session: session, count: items, label: "the floor's grid") } catch {

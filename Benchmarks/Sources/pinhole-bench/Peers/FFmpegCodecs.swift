@@ -1,4 +1,4 @@
-import CAV
+import CPeers
 import Media
 
 /// A JPEG held as an FFmpeg packet: a reference-counted copy of the bytes with the zero padding

@@ -1,5 +1,4 @@
-import CAV
-import CYUV
+import CPeers
 import Glibc
 
 /// What the numbers were measured on: CPU, caches, and the versions of every library and tool.

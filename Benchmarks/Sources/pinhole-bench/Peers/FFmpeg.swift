@@ -1,4 +1,4 @@
-import CAV
+import CPeers
 import Media
 
 /// A failed FFmpeg call, with FFmpeg's own message.

@@ -1,4 +1,4 @@
-import CAV
+import CPeers
 import Media
 
 /// The JPEG encoding stage.

@@ -44,7 +44,7 @@ struct AppBenchmark {
                                     + "`swift build -c release --product pinhole-camera` (scripts/bench does)")
         }
         guard let tree = AppBenchmark.sourceTree() else {
-            throw CaptureBenchError(description: "cannot find the source tree (data/ and Sources/pinhole-bench/Peers/gtk4-floor.c): run from it")
+            throw CaptureBenchError(description: "cannot find the source tree (data/ and \(AppBenchmark.peers)/gtk4-floor.c): run from the repository's root")
         }
         for tool in ["Xvfb", "dbus-daemon", "glib-compile-schemas", "gapplication", "cc", "pkg-config"] where Subprocess.find(tool) == nil {
             throw CaptureBenchError(description: "\(tool) is not installed (scripts/setup --bench)")
@@ -54,7 +54,7 @@ struct AppBenchmark {
         defer { removeDirectory(folder) }
 
         bench.progress("camera app: compiling the GTK 4 floor program")
-        let floor = try AppBenchmark.compileFloor(source: tree + "/Sources/pinhole-bench/Peers/gtk4-floor.c", into: folder)
+        let floor = try AppBenchmark.compileFloor(source: tree + "/" + AppBenchmark.peers + "/gtk4-floor.c", into: folder)
         bench.progress("camera app: starting Xvfb and a session bus")
         let session = try HeadlessSession(folder: folder, schemas: tree + "/data")
         defer {
@@ -256,8 +256,9 @@ struct AppBenchmark {
         return access(candidate, X_OK) == 0 ? candidate : nil
     }
 
-    /// The source tree: the current directory (scripts/bench runs from it), else the folder
-    /// above this program's `.build`.
+    /// The repository's root, which holds data/ and the peers' C sources (`peers`): the current
+    /// directory (scripts/bench runs from the root), else the folder above the Benchmarks package
+    /// whose `.build` this program is in.
     static func sourceTree() -> String? {
         var candidates: [String] = []
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
@@ -265,10 +266,14 @@ struct AppBenchmark {
             candidates.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         }
         if let program = FileSystem.realPath("/proc/self/exe"), let build = program.firstRange(of: "/.build/") {
-            candidates.append(String(program[..<build.lowerBound]))
+            let package = String(program[..<build.lowerBound])
+            if let slash = package.lastIndex(of: "/") { candidates.append(String(package[..<slash])) }
         }
-        return candidates.first { access($0 + "/data/\(appID).gschema.xml", R_OK) == 0 && access($0 + "/Sources/pinhole-bench/Peers/gtk4-floor.c", R_OK) == 0 }
+        return candidates.first { access($0 + "/data/\(appID).gschema.xml", R_OK) == 0 && access($0 + "/" + peers + "/gtk4-floor.c", R_OK) == 0 }
     }
+
+    /// The peers' C sources (compiled by the stages), relative to the repository's root.
+    static let peers = "Benchmarks/Sources/pinhole-bench/Peers"
 
     /// Compiles the floor program with the system's C compiler against GTK 4; returns its path.
     static func compileFloor(source: String, into folder: String) throws -> String {
