@@ -164,7 +164,10 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
     public var isConnected: Bool {
         switch source {
         case let .v4l2(path): return access(path, F_OK) == 0
-        case let .pipewire(node, _): return PipeWireCameras.isPresent(name: node)
+        case let .pipewire(node, v4l2Path):
+            // Its V4L2 device, when it has one, must still be there too (WirePlumber without udev
+            // may keep listing a node whose device was unplugged).
+            return PipeWireCameras.isPresent(name: node) && v4l2Path.map { access($0, F_OK) == 0 } ?? true
         case .virtual: return !VirtualCamera.faults(for: uniqueID).unplugged
         }
     }

@@ -41,7 +41,9 @@ enum DeviceScanner {
                 devices.append(device)
             }
         }
-        for camera in pipeWire where !placed.contains(camera.name) {
+        // A node over a V4L2 device that is gone (unplugged while WirePlumber, without udev,
+        // still lists it) is not a camera.
+        for camera in pipeWire where !placed.contains(camera.name) && camera.v4l2Path.map({ access($0, F_OK) == 0 }) ?? true {
             let device = pipeWireDevice(camera, over: nil)
             if seen.insert(device.uniqueID).inserted { devices.append(device) }
         }

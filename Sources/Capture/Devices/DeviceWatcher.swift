@@ -38,12 +38,18 @@ final class DeviceWatcher: Sendable {
     private let startGeneration: Int
     /// PipeWire's camera list when watching began, read likewise.
     private let startPipeWire: PipeWireCameras.ChangeToken?
+    /// The inotify descriptor watching /dev (-1 without one), set up before `known` is filled, so
+    /// a node that goes or comes before the thread first runs is still seen; the thread closes it.
+    private let inotify: Int32
 
     init(discovery: CaptureDevice.DiscoverySession, continuation: AsyncStream<DeviceEvent>.Continuation) {
         self.discovery = discovery
         self.continuation = continuation
         startGeneration = VirtualCamera.generation
         startPipeWire = PipeWireCameras.changeToken
+        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        if fd >= 0 { _ = inotify_add_watch(fd, DeviceScanner.devDirectory, UInt32(IN_CREATE | IN_DELETE | IN_ATTRIB | IN_MOVED_TO | IN_MOVED_FROM)) }
+        inotify = fd
         known.withLock { known in
             for device in discovery.devices { known[device.uniqueID] = device }
         }
@@ -59,10 +65,12 @@ final class DeviceWatcher: Sendable {
     func cancel() { cancelled.store(true, ordering: .releasing) }
 
     private func run() {
-        let fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+        let fd = inotify
         defer { if fd >= 0 { close(fd) } }
-        if fd >= 0 { _ = inotify_add_watch(fd, DeviceScanner.devDirectory, UInt32(IN_CREATE | IN_DELETE | IN_ATTRIB | IN_MOVED_TO | IN_MOVED_FROM)) }
         var virtualGeneration = startGeneration
+        // A second look a second after a change: a node that could not be described at the first
+        // (its driver still binding, the camera reopened by a session) is found then.
+        var followUp: ContinuousClock.Instant?
         var pipeWire = startPipeWire
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !cancelled.load(ordering: .acquiring) {
@@ -106,7 +114,13 @@ final class DeviceWatcher: Sendable {
                 pipeWire = token
                 changed = true
             }
-            if changed { rescan() }
+            if changed {
+                rescan()
+                followUp = .now + .seconds(1)
+            } else if let due = followUp, .now >= due {
+                followUp = nil
+                rescan()
+            }
         }
         continuation.finish()
     }

@@ -34,6 +34,9 @@ final class PipeWireBackend: CameraBackend {
     private var counter: UInt32 = 0
     /// The V4L2 node behind the camera, for its controls.
     private let controlNode: V4L2Device?
+    /// That node's path (nil for a camera without one): when it goes, the camera was unplugged,
+    /// whether or not PipeWire has noticed yet.
+    private let v4l2Path: String?
     /// That node's controls by ID, as its description read them.
     private let controlInfo: [UInt32: V4L2ControlInfo]
     /// Why a wait failed, read from the shim (allocated once).
@@ -49,6 +52,7 @@ final class PipeWireBackend: CameraBackend {
         }
         self.nodeName = nodeName
         self.name = name
+        self.v4l2Path = v4l2Path
         serial = camera.serial
         if let v4l2Path, let controls, !controls.isEmpty, let node = try? V4L2Device(path: v4l2Path) {
             controlNode = node
@@ -101,6 +105,7 @@ final class PipeWireBackend: CameraBackend {
         guard let stream, let configuration else { throw .invalidConfiguration("\(name) is not streaming") }
         switch pinhole_pw_stream_wait(stream, Int32(max(1, timeout * 1000))) {
         case PINHOLE_PW_TIMEOUT:
+            if let v4l2Path, access(v4l2Path, F_OK) != 0 { throw .deviceDisconnected(device: name) }
             return .timeout
         case PINHOLE_PW_GONE:
             throw .deviceDisconnected(device: name)
