@@ -49,6 +49,7 @@ extension CameraModel {
         recordingPhase = .recording
         recordingTicket = ticket
         isRecordingPaused = false
+        isRecordingRolling = true
         inhibitsSuspend = true
         if stopWhenStarted { await stopRecording() }
     }
@@ -72,6 +73,7 @@ extension CameraModel {
         }
         let ended = await capture.stopRecording(under: ticket)
         isRecording = false
+        isRecordingRolling = false
         isRecordingPaused = false
         inhibitsSuspend = false
         if let error = ended.error, !error.isLimit {

@@ -46,6 +46,10 @@ public final class CameraModel {
     public internal(set) var countdownRemaining: Int?
     /// A recording is in progress.
     public internal(set) var isRecording = false
+    /// The recording's clock runs: its file has started. A recording is `isRecording` from the
+    /// press on, while its encoder and microphone start (up to a second or more on a slow
+    /// machine); the window says it records only from here, so what it shows is what is kept.
+    public internal(set) var isRecordingRolling = false
     /// The recording is paused.
     public internal(set) var isRecordingPaused = false
     /// A photo is being taken (the shutter is busy).

@@ -77,15 +77,17 @@ final class ControlBar {
         [observe { [weak self] in self?.updateElapsed(model) },
          observe { [switchCamera] in gtk_widget_set_visible(switchCamera, model.canSwitchCamera && !model.isRecording ? 1 : 0) },
          observe { [pause] in
-             gtk_widget_set_visible(pause, model.isRecording ? 1 : 0)
+             gtk_widget_set_visible(pause, model.isRecordingRolling ? 1 : 0)
              label(pause, model.isRecordingPaused ? L("Resume Recording") : L("Pause Recording"))
              gtk_button_set_icon_name(cast(pause), model.isRecordingPaused ? "media-record-symbolic" : "media-playback-pause-symbolic")
          },
          observe { [shutter] in
-             let recording = model.isRecording
+             // "Stop" and the red dot once the file's clock runs, not while the encoder starts:
+             // what the window says is recorded is what the file keeps.
+             let recording = model.isRecordingRolling
              if model.mode == .video {
                  addClass(shutter, "video")
-                 label(shutter, recording ? L("Stop Recording") : L("Start Recording"))
+                 label(shutter, recording ? L("Stop Recording") : model.isRecording ? L("Starting the Recording…") : L("Start Recording"))
              } else {
                  gtk_widget_remove_css_class(shutter, "video")
                  // The self-timer's count is read out with the shutter (GTK 4.8 has no announcements).
@@ -102,7 +104,7 @@ final class ControlBar {
 
     /// "● 0:07" while recording (also the shutter's accessible description, for screen readers).
     func updateElapsed(_ model: CameraModel) {
-        guard model.isRecording else {
+        guard model.isRecordingRolling else {
             gtk_widget_set_visible(elapsed, 0)
             return
         }
