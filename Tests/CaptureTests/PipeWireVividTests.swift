@@ -109,7 +109,7 @@ struct PipeWireVividTests {
         try #require(result.status == 0, "\(result.stderr)")
         let video = try ffprobe(output, "stream=codec_name,width,height,nb_frames")
         #expect(video["codec_name"] == "h264" && video["width"] == "640" && video["height"] == "480", "\(video)")
-        // Under TCG the encoder keeps a fraction of 25 fps (it says so, and drops evenly).
+        // Under TCG the encoder keeps a fraction of 25 fps (the rest reported lost).
         #expect((Int(video["nb_frames"] ?? "") ?? 0) >= 10, "\(video)")
         #expect(try decodesCleanly(output))
     }
