@@ -4,9 +4,10 @@ import CGtk
 import Glibc
 import PhotoLibrary
 
-/// The application: one instance per user session (a second launch presents the window), every
-/// user action a GAction (`app.*`) so buttons, shortcuts, menus and D-Bus
-/// (`gapplication action io.github.pinhole.Camera take-photo`) reach the same code.
+/// The application: one instance per user session (a second launch presents the window). What
+/// is application-wide or for scripts is an `app.*` GAction, so buttons, shortcuts, menus and
+/// D-Bus (`gapplication action io.github.pinhole.Camera take-photo`) reach the same code; a
+/// page's own actions and keys are the page's (`CameraPage`, `GalleryPage`, `ViewerPage`).
 @MainActor
 final class CameraApplication {
     /// The reverse-DNS application ID used everywhere (desktop entry, metainfo, icon, schema, D-Bus).
@@ -21,11 +22,6 @@ final class CameraApplication {
     private(set) var model: CameraModel?
     private let sound = ShutterSound()
     private var inhibitCookie: UInt32 = 0
-    /// The viewer's actions, enabled only while it is shown.
-    private var viewerActions: [OpaquePointer] = []
-    /// The camera page's actions with single-key shortcuts (Space, Enter, V, C, …), enabled only
-    /// while it is shown: elsewhere those keys belong to the gallery's grid.
-    private var cameraActions: [OpaquePointer] = []
     private var settings: SettingsStore?
     /// Pickers open for other programs (`--pick`), each until its choice is made.
     var pickers: [ObjectIdentifier: PickerWindow] = [:]
@@ -128,10 +124,6 @@ final class CameraApplication {
             // close-request's handler returns true to keep the window open.
             connectBool(UnsafeMutableRawPointer(window.window), "close-request") { [weak self] in !(self?.windowMayClose() ?? true) }
             connect(UnsafeMutableRawPointer(window.window), "destroy") { [weak self] in self?.windowGone() }
-            window.onPageChange = { [viewerActions, cameraActions] page in
-                for action in viewerActions { setEnabled(action, page == .viewer) }
-                for action in cameraActions { setEnabled(action, page == .camera) }
-            }
         }
         if let window { gtk_window_present(cast(window.window)) }
     }
@@ -173,21 +165,13 @@ final class CameraApplication {
 
     // MARK: Actions
 
+    /// The application's actions: what scripts and other programs run over D-Bus, what toasts
+    /// and dialogs outside the pages run, and what acts on the viewer's item or the gallery's
+    /// selection alike; with the keys that work on every page.
     private func addActions(_ model: CameraModel) {
         let map = UnsafeMutableRawPointer(app)
+        // G, its key, works on the camera page only (`CameraPage`).
         let grid = addToggleAction(map, "toggle-grid", initial: model.showsGrid) { model.setGrid(!model.showsGrid) }
-        cameraActions = [
-            addAction(map, "shutter") { _ in model.shutter() },
-            addAction(map, "burst") { _ in model.burst() },
-            addAction(map, "pause") { _ in model.togglePause() },
-            addAction(map, "switch-camera") { _ in model.switchCamera() },
-            addAction(map, "toggle-mode") { _ in model.setMode(model.mode == .photo ? .video : .photo) },
-            addAction(map, "cycle-timer") { _ in
-                let steps = [0, 3, 5, 10]
-                model.setCountdown(steps[((steps.firstIndex(of: model.countdown) ?? 0) + 1) % steps.count])
-            },
-            grid,
-        ]
         // From a script, on any page: the camera page is shown and the photo taken (or the
         // recording started or stopped) once its picture runs.
         addAction(map, "take-photo") { [weak self] _ in
@@ -215,15 +199,6 @@ final class CameraApplication {
         observe { setState(timer, String(model.countdown)) }.store(in: &subscriptions)
         observe { setState(filter, model.filter.rawValue) }.store(in: &subscriptions)
         observe { setState(grid, model.showsGrid) }.store(in: &subscriptions)
-        // Escape: let go of the gallery's selection, else back from the viewer or the gallery,
-        // else cancel a running self-timer.
-        addAction(map, "cancel") { [weak self] _ in
-            guard let window = self?.window, window.page != .camera else { return model.cancelCountdown() }
-            if window.page == .gallery, window.gallery.unselectAll() { return }
-            window.back()
-        }
-        addAction(map, "use-test-camera") { _ in model.useTestCameras() }
-        addAction(map, "retry") { _ in model.retry() }
         addAction(map, "save-photo") { _ in model.savePendingPhoto() }
         addAction(map, "discard-photo") { _ in model.discardPendingPhoto() }
         addAction(map, "undo-discard") { _ in model.undoDiscard() }
@@ -236,62 +211,25 @@ final class CameraApplication {
         addAction(map, "show-camera") { [weak self] _ in self?.window?.show(.camera) }
         addAction(map, "back") { [weak self] _ in self?.window?.back() }
         addAction(map, "recently-deleted") { [weak self] _ in self?.window?.show(.trash) }
-        // The viewer's actions (arrow keys among their shortcuts) work only while it is shown,
-        // so the same keys move through the gallery's grid there.
-        viewerActions = [
-            addAction(map, "viewer-previous") { [weak self] _ in self?.window?.viewer.step(-1) },
-            addAction(map, "viewer-next") { [weak self] _ in self?.window?.viewer.step(1) },
-            addAction(map, "viewer-play-pause") { [weak self] _ in self?.window?.viewer.playOrPause() },
-            addAction(map, "viewer-seek-backward") { [weak self] _ in self?.window?.viewer.seek(by: -ViewerPage.seekStep) },
-            addAction(map, "viewer-seek-forward") { [weak self] _ in self?.window?.viewer.seek(by: ViewerPage.seekStep) },
-            addAction(map, "viewer-zoom-in") { [weak self] _ in self?.window?.viewer.zoomIn() },
-            addAction(map, "viewer-zoom-out") { [weak self] _ in self?.window?.viewer.zoomOut() },
-            addAction(map, "viewer-zoom-fit") { [weak self] _ in self?.window?.viewer.zoomToFit() },
-            addAction(map, "viewer-toggle-zoom") { [weak self] _ in self?.window?.viewer.toggleZoom() },
-            addAction(map, "viewer-favorite") { [weak self] _ in self?.window?.viewer.toggleFavorite() },
-            addAction(map, "viewer-info") { [weak self] _ in self?.window?.viewer.toggleInfo() },
-            addAction(map, "viewer-delete") { [weak self] _ in self?.window?.deleteShown() },
-        ]
-        // Delete: the viewer's item, or the gallery's selection.
-        addAction(map, "delete") { [weak self] _ in self?.window?.deleteShown() }
         addAction(map, "undo-delete") { _ in Task { await model.gallery.undoDelete() } }
         addShareActions(map, model)
         addAlbumActions(map, model)
         addImportActions(map, model: model) { [weak self] in self?.window }
-        for action in viewerActions { setEnabled(action, false) }
         addAction(map, "about") { [weak self] _ in self?.showAbout() }
         addAction(map, "preferences") { [weak self] _ in self?.showPreferences() }
         // From D-Bus or a script (no one to ask): photos waiting for confirmation are saved.
         // The window's Ctrl+Q is win.quit, which asks.
         addAction(map, "quit") { [weak self] _ in self?.quitUnattended() }
-        setAccels(gtkApp, "app.shutter", ["space", "Return", "KP_Enter"])
-        setAccels(gtkApp, "app.toggle-mode", ["v"])
-        setAccels(gtkApp, "app.switch-camera", ["c"])
-        setAccels(gtkApp, "app.toggle-grid", ["g"])
         setAccels(gtkApp, "app.gallery", ["<Control>g"])
         setAccels(gtkApp, "app.back", ["<Alt>Left"])
-        setAccels(gtkApp, "app.viewer-previous", ["Left"])
-        setAccels(gtkApp, "app.viewer-next", ["Right"])
-        setAccels(gtkApp, "app.viewer-play-pause", ["k"])
-        setAccels(gtkApp, "app.viewer-seek-backward", ["<Shift>Left"])
-        setAccels(gtkApp, "app.viewer-seek-forward", ["<Shift>Right"])
-        setAccels(gtkApp, "app.viewer-zoom-in", ["<Control>plus", "<Control>equal", "<Control>KP_Add"])
-        setAccels(gtkApp, "app.viewer-zoom-out", ["<Control>minus", "<Control>KP_Subtract"])
-        setAccels(gtkApp, "app.viewer-zoom-fit", ["<Control>0"])
-        setAccels(gtkApp, "app.delete", ["Delete"])
-        setAccels(gtkApp, "app.viewer-favorite", ["f"])
-        setAccels(gtkApp, "app.viewer-info", ["<Alt>Return", "<Alt>KP_Enter"])
-        setAccels(gtkApp, "app.cycle-timer", ["t"])
-        setAccels(gtkApp, "app.burst", ["b"])
-        setAccels(gtkApp, "app.pause", ["p"])
-        setAccels(gtkApp, "app.cancel", ["Escape"])
         setAccels(gtkApp, "app.preferences", ["<Control>comma"])
         setAccels(gtkApp, "win.quit", ["<Control>q"])
         setAccels(gtkApp, "window.close", ["<Control>w"])
         setAccels(gtkApp, "win.show-help-overlay", ["<Control>question"])
     }
 
-    /// Copy, Open With…, Show in Files and Save As…: on the viewer's item or the gallery's selection.
+    /// Copy, Open With…, Show in Files and Save As…: on the viewer's item or the gallery's
+    /// selection (their keys are those pages').
     private func addShareActions(_ map: UnsafeMutableRawPointer, _ model: CameraModel) {
         addAction(map, "copy") { [weak self] _ in
             guard let window = self?.window else { return }
@@ -314,8 +252,6 @@ final class CameraApplication {
                 if let path { window?.toast(CameraWords.translate("Saved as %@", path)) }
             }
         }
-        setAccels(gtkApp, "app.copy", ["<Control>c"])
-        setAccels(gtkApp, "app.save-as", ["<Control><Shift>s"])
     }
 
     private func showAbout() {

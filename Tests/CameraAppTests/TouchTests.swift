@@ -155,7 +155,7 @@ struct TouchTests {
         try screen.touch("tap \(Int(first.x) + 40) \(Int(first.y + first.height / 2))")
         let fitted = try screen.settledPhoto { $0.height > 300 }
         let photo = try #require(fitted.photo, "the tap opened no photo")
-        try session.action("viewer-zoom-in")
+        try screen.touch("key 0x2b 4")  // Ctrl+plus: the viewer's zoom-in
         let zoomed = try screen.settledPhoto { $0.height > photo.height * 1.2 }
         let grown = try #require(zoomed.photo, "zoomed: \(String(describing: zoomed.photo))")
         #expect(abs(grown.width / grown.height - 0.75) < 0.01, "drawn \(grown.width)×\(grown.height)")
@@ -263,10 +263,10 @@ struct TouchTests {
         try screen.touch("swipe \(Int(photo.x + photo.width * 0.8)) \(middle.y) \(Int(photo.x + photo.width * 0.2)) 10")
         shown = try screen.settledPhoto { Self.near(try $0.colour(), red) }
         #expect(shown.settled, "after the last swipe: \(String(describing: shown.photo))")
-        // Zoomed by key (Ctrl+plus's action), the photo grows about the window's middle, in the
-        // same frame as it grows.
+        // Zoomed by key (Ctrl+plus, the viewer's zoom-in), the photo grows about the window's
+        // middle, in the same frame as it grows.
         let before = try #require(shown.photo)
-        try session.action("viewer-zoom-in")
+        try screen.touch("key 0x2b 4")
         let grown = try screen.settledPhoto { $0.width > before.width * 1.2 }
         #expect(grown.settled, "zoomed in by key: \(String(describing: grown.photo))")
         let centre = (x: before.x + before.width / 2, y: before.y + before.height / 2)

@@ -6,7 +6,7 @@ no /dev/uinput; GTK's Broadway backend takes real touch events (GDK touch events
 sequences, on Broadway's pointer device, into the same gesture code as on X11 and Wayland) from
 a WebSocket client. This is that
 client: it keeps what the app draws (surfaces, the render-node tree, textures as PNG) as
-broadway.js does, answers the server's round trips, and sends touches.
+broadway.js does, answers the server's round trips, and sends touches and keys.
 
     broadway-touch.py PORT FOLDER [COMMANDS]
 
@@ -33,6 +33,7 @@ import time
 
 # broadway.js's input events and output operations (GTK 4.8).
 EVENT_ENTER, EVENT_TOUCH, EVENT_SCREEN_SIZE_CHANGED, EVENT_ROUNDTRIP_NOTIFY = 0, 5, 12, 14
+EVENT_KEY_PRESS, EVENT_KEY_RELEASE = 7, 8
 (OP_GRAB_POINTER, OP_UNGRAB_POINTER, OP_NEW_SURFACE, OP_SHOW_SURFACE, OP_HIDE_SURFACE, OP_RAISE_SURFACE,
  OP_LOWER_SURFACE, OP_DESTROY_SURFACE, OP_MOVE_RESIZE, OP_SET_TRANSIENT_FOR, OP_DISCONNECTED,
  OP_SURFACE_UPDATE, OP_SET_SHOW_KEYBOARD, OP_UPLOAD_TEXTURE, OP_RELEASE_TEXTURE, OP_SET_NODES, OP_ROUNDTRIP) = range(17)
@@ -422,6 +423,14 @@ def main():
                         time.sleep(0.016)
                 display.touch(2, sid, finger, x1, y1, True)
                 answer = {"moved": True}
+            elif words[0] == "key":
+                # key KEYVAL STATE: a key pressed and let go (a GDK keyval, e.g. 0x2b for plus,
+                # with GDK's modifier mask, e.g. 4 for Control), to the surface Broadway focused.
+                keyval, state = (int(w, 0) for w in words[1:3])
+                display.event(EVENT_KEY_PRESS, [keyval, state])
+                time.sleep(0.05)
+                display.event(EVENT_KEY_RELEASE, [keyval, state])
+                answer = {"pressed": True}
             elif words[0] == "tap":
                 x, y = (float(w) for w in words[1:3])
                 sid = target["id"]

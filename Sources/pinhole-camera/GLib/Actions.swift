@@ -99,3 +99,55 @@ func setAccels(_ app: UnsafeMutablePointer<GtkApplication>, _ action: String, _ 
     pointers.withUnsafeMutableBufferPointer { gtk_application_set_accels_for_action(app, action, $0.baseAddress) }
     for pointer in pointers { free(UnsafeMutableRawPointer(mutating: pointer)) }
 }
+
+/// A widget's own actions and keys: a GAction group inserted on the widget under `prefix`
+/// ("viewer.next" for the viewer page's buttons and menus inside it), and a shortcut controller
+/// on the widget whose keys run actions while the widget is shown. Its scope is
+/// `GTK_SHORTCUT_SCOPE_MANAGED`: the window runs it whatever has the focus, and GTK skips it
+/// while the widget is unmapped (a page of a GtkStack that is not the one shown), so a page's
+/// keys work exactly while that page shows. It runs in the capture phase, before the focused
+/// widget, as application accelerators do (Space takes a photo even with a button focused);
+/// a dialog or picker is a window of its own, so typing in its text entry reaches no page's keys.
+@MainActor
+final class WidgetActions {
+    /// The group's prefix: "viewer" for "viewer.next".
+    let prefix: String
+    /// The GSimpleActionGroup (the widget holds its reference).
+    private let group: UnsafeMutablePointer<GSimpleActionGroup>
+    /// The GtkShortcutController (the widget holds its reference).
+    private let shortcuts: OpaquePointer
+
+    /// Inserts a new group named `prefix` on `widget`, and its shortcut controller.
+    init(_ prefix: String, on widget: Widget) {
+        self.prefix = prefix
+        group = g_simple_action_group_new()
+        gtk_widget_insert_action_group(widget, prefix, OpaquePointer(group))
+        g_object_unref(UnsafeMutableRawPointer(group))
+        shortcuts = gtk_shortcut_controller_new()!
+        gtk_shortcut_controller_set_scope(shortcuts, GTK_SHORTCUT_SCOPE_MANAGED)
+        gtk_event_controller_set_propagation_phase(shortcuts, GTK_PHASE_CAPTURE)
+        gtk_widget_add_controller(widget, shortcuts)
+    }
+
+    /// Adds the action `prefix.name` that runs `handler`, run also by each of `keys` (GTK
+    /// accelerator strings: "space", "<Control>plus") while the widget is shown.
+    @discardableResult
+    func add(_ name: String, keys: [String] = [], _ handler: @escaping @MainActor () -> Void) -> OpaquePointer {
+        let action = addAction(UnsafeMutableRawPointer(group), name) { _ in handler() }
+        bind(keys, to: prefix + "." + name)
+        return action
+    }
+
+    /// Has each of `keys` run the action `action` (any action the widget reaches, "app.copy"
+    /// among them) while the widget is shown.
+    func bind(_ keys: [String], to action: String) {
+        for key in keys {
+            guard let trigger = gtk_shortcut_trigger_parse_string(key) else {
+                journal("no such key: \(key)")
+                continue
+            }
+            // The shortcut takes the trigger and the action, and the controller the shortcut.
+            gtk_shortcut_controller_add_shortcut(shortcuts, gtk_shortcut_new(trigger, gtk_named_action_new(action)))
+        }
+    }
+}

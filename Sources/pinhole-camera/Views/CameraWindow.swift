@@ -3,26 +3,26 @@ import CGtk
 import Glibc
 import PhotoLibrary
 
-/// The one window: the header bar over a stack of pages (the live preview with its controls, the
-/// status page, the photo confirmation), inside a toast overlay. Each part observes what it
-/// shows of the model and redraws when that changes.
+/// The one window: a stack of pages (the camera, the gallery, the viewer, Recently Deleted)
+/// inside a toast overlay. Each page owns its actions and keys (`camera.*`, `gallery.*`,
+/// `viewer.*`), which work while it is shown; each part observes what it shows of the model and
+/// redraws when that changes.
 @MainActor
 final class CameraWindow {
     /// The AdwApplicationWindow.
     let window: Widget
     let model: CameraModel
-    let preview: PreviewArea
-    let controls = ControlBar()
-    let header: HeaderControls
-    let status = StatusPages()
-    let confirm = ConfirmPhoto()
-    let stack: Widget
+    /// The camera page: the header, the preview with its controls, the status page, the confirmation.
+    let camera: CameraPage
+    /// The live preview (the camera page's).
+    var preview: PreviewArea { camera.preview }
     let toasts: Widget
     /// The gallery and viewer pages, beside the camera page in `pages`: made on first use, so
     /// start-up builds only the camera page (the viewer's GtkVideo among what it skips).
     private(set) lazy var gallery: GalleryPage = {
         let page = GalleryPage(gallery: model.gallery, albumMenu: albumMenu)
         page.onOpen = { [weak self] index in self?.show(.viewer, item: index) }
+        page.onDeleted = { [weak self] text, undo in self?.toast(text, undo: undo) }
         subscriptions += page.watch()
         subscriptions.append(ImportControls.attach(to: page, importer: model.importer))
         gtk_stack_add_named(cast(pages), page.widget, "gallery")
@@ -31,6 +31,7 @@ final class CameraWindow {
     private(set) lazy var viewer: ViewerPage = {
         let page = ViewerPage(gallery: model.gallery, albumMenu: albumMenu)
         page.onEmpty = { [weak self] in self?.show(.gallery) }
+        page.onDeleted = { [weak self] in self?.toast(L("Moved to Trash"), undo: "app.undo-delete") }
         subscriptions.append(page.watch())
         gtk_stack_add_named(cast(pages), page.widget, "viewer")
         return page
@@ -52,8 +53,6 @@ final class CameraWindow {
     /// The pages of the window.
     enum Page { case camera, gallery, viewer, trash }
     private(set) var page = Page.camera
-    /// Told when the page changes (the application enables the viewer's actions).
-    var onPageChange: (Page) -> Void = { _ in }
     private var minimized = false
     /// What the benchmark is told about the gallery's and the viewer's drawing (nil unless it asks).
     private var drawReport: DrawReport?
@@ -63,29 +62,15 @@ final class CameraWindow {
 
     init(application: UnsafeMutablePointer<GtkApplication>, model: CameraModel) {
         self.model = model
-        preview = PreviewArea(mailbox: model.mailbox) { [unowned model] width, height in model.setPreviewSize(width: width, height: height) }
-        header = HeaderControls(model: model)
+        camera = CameraPage(model: model)
         window = adw_application_window_new(application)
         gtk_window_set_title(cast(window), L("Camera"))
         gtk_window_set_default_size(cast(window), Int32(CameraWindow.defaultSize.width), Int32(CameraWindow.defaultSize.height))
         gtk_widget_set_size_request(window, 360, 294)
 
-        let camera = gtk_overlay_new()!
-        gtk_overlay_set_child(cast(camera), preview.widget)
-        gtk_overlay_add_overlay(cast(camera), controls.widget)
-        stack = gtk_stack_new()
-        gtk_stack_set_transition_type(cast(stack), GTK_STACK_TRANSITION_TYPE_CROSSFADE)
-        gtk_stack_add_named(cast(stack), camera, "camera")
-        gtk_stack_add_named(cast(stack), status.widget, "status")
-        gtk_stack_add_named(cast(stack), confirm.widget, "confirm")
-        gtk_widget_set_vexpand(stack, 1)
-
-        let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
-        gtk_box_append(cast(content), header.widget)
-        gtk_box_append(cast(content), stack)
         pages = gtk_stack_new()
         gtk_stack_set_transition_type(cast(pages), GTK_STACK_TRANSITION_TYPE_SLIDE_LEFT_RIGHT)
-        gtk_stack_add_named(cast(pages), content, "camera")
+        gtk_stack_add_named(cast(pages), camera.widget, "camera")
         toasts = adw_toast_overlay_new()
         adw_toast_overlay_set_child(cast(toasts), pages)
         adw_application_window_set_content(cast(window), toasts)
@@ -96,12 +81,10 @@ final class CameraWindow {
         model.events.subscribe { [weak self] event in
             if case let .toast(text) = event { self?.toast(text) }
         }.store(in: &subscriptions)
-        subscriptions += preview.watch(model)
-        subscriptions += controls.watch(model)
-        subscriptions += header.watch(model)
+        subscriptions += camera.watch(model)
         every(milliseconds: 500) { [weak self] in
             guard let self, !self.detached else { return false }
-            if self.model.isRecording { self.controls.updateElapsed(self.model) }
+            if self.model.isRecording { self.camera.controls.updateElapsed(self.model) }
             return true
         }
         connect(UnsafeMutableRawPointer(window), "realize") { [weak self] in self?.followMinimizing() }
@@ -140,11 +123,12 @@ final class CameraWindow {
         if starting && !wasStarting { startingEpisode += 1 }
         wasStarting = starting
         if !starting { startingIsSlow = false }
+        let stack = camera.stack
         if let photo = model.pendingPhoto {
-            confirm.show(photo, waiting: model.pendingPhotos.count)
+            camera.confirm.show(photo, waiting: model.pendingPhotos.count)
             gtk_stack_set_visible_child_name(cast(stack), "confirm")
         } else if model.screen == .preview {
-            status.previewShown()
+            camera.status.previewShown()
             gtk_stack_set_visible_child_name(cast(stack), "camera")
         } else if model.screen == .starting && !startingIsSlow {
             // A camera usually starts in a fraction of a second: the (empty) preview stays, and
@@ -152,7 +136,7 @@ final class CameraWindow {
             waitForSlowStart()
             gtk_stack_set_visible_child_name(cast(stack), "camera")
         } else {
-            status.show(model.screen)
+            camera.status.show(model.screen)
             preview.clear()
             gtk_stack_set_visible_child_name(cast(stack), "status")
         }
@@ -274,7 +258,6 @@ final class CameraWindow {
             gtk_stack_set_visible_child_name(cast(pages), "trash")
         }
         followVisibility()
-        onPageChange(page)
     }
 
     /// What an action on "this" means: the viewer's item, or the gallery's selection.
@@ -283,25 +266,6 @@ final class CameraWindow {
         case .viewer: return viewer.shownItem.map { [$0] } ?? []
         case .gallery: return gallery.selectedItems
         case .camera, .trash: return []
-        }
-    }
-
-    /// Moves what is shown to the Trash, with Undo: the viewer's item, or the gallery's selection.
-    func deleteShown() {
-        switch page {
-        case .viewer:
-            viewer.deleteShown(onDeleted: { [weak self] in self?.toast(L("Moved to Trash"), undo: "app.undo-delete") },
-                               onEmpty: { [weak self] in self?.show(.gallery) })
-        case .gallery:
-            let items = gallery.selectedItems
-            guard !items.isEmpty else { return }
-            Task {
-                guard await model.gallery.delete(items) else { return }
-                toast(items.count == 1 ? L("Moved to Trash") : CameraWords.translate("%@ items moved to Trash", String(items.count)),
-                      undo: "app.undo-delete")
-            }
-        case .camera, .trash:
-            break
         }
     }
 

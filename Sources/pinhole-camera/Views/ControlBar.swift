@@ -40,19 +40,19 @@ final class ControlBar {
         addClass(shutter, "shutter")
         addClass(shutter, "circular")
         label(shutter, L("Take Photo"))
-        gtk_actionable_set_action_name(cast(shutter), "app.shutter")
+        gtk_actionable_set_action_name(cast(shutter), "camera.shutter")
         // A long press on the shutter takes a burst (the number is a preference).
         let press = gtk_gesture_long_press_new()!
         connectPoint(UnsafeMutableRawPointer(press), "pressed") { [shutter] _, _ in
-            gtk_widget_activate_action_variant(shutter, "app.burst", nil)
+            gtk_widget_activate_action_variant(shutter, "camera.burst", nil)
         }
         gtk_widget_add_controller(shutter, cast(press))
         gtk_box_append(cast(middle), elapsed)
         gtk_box_append(cast(middle), shutter)
 
         let right = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)
-        pause = ControlBar.roundButton(icon: "media-playback-pause-symbolic", name: L("Pause Recording"), action: "app.pause")
-        switchCamera = ControlBar.roundButton(icon: "camera-switch-symbolic", name: L("Switch Camera"), action: "app.switch-camera")
+        pause = ControlBar.roundButton(icon: "media-playback-pause-symbolic", name: L("Pause Recording"), action: "camera.pause")
+        switchCamera = ControlBar.roundButton(icon: "camera-switch-symbolic", name: L("Switch Camera"), action: "camera.switch-camera")
         gtk_box_append(cast(right), pause)
         gtk_box_append(cast(right), switchCamera)
 

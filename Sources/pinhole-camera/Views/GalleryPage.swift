@@ -146,6 +146,35 @@ final class GalleryPage {
             let index = Int(gtk_drop_down_get_selected(cast(self.dropDown))), filters = self.filters
             if filters.indices.contains(index) { gallery.setFilter(filters[index]) }
         }
+        if purpose == .browse { addActions() }
+    }
+
+    /// The gallery's actions and keys (browsing only: a picker has its own): Delete moves the
+    /// selection to the Trash, Escape lets go of it or goes back, and the application's Copy and
+    /// Save As… act on it. The page's widget holds them; the keys work while the page is shown.
+    private func addActions() {
+        let actions = WidgetActions("gallery", on: widget)
+        actions.add("delete", keys: ["Delete"]) { [weak self] in self?.deleteSelected() }
+        actions.add("cancel", keys: ["Escape"]) { [weak self] in
+            guard let self, !self.unselectAll() else { return }
+            gtk_widget_activate_action_variant(self.widget, "app.back", nil)
+        }
+        actions.bind(["<Control>c"], to: "app.copy")
+        actions.bind(["<Control><Shift>s"], to: "app.save-as")
+    }
+
+    /// Told what to say after the selection went to the Trash, with the action that undoes it
+    /// (the window shows it in a toast).
+    var onDeleted: (_ text: String, _ undo: String) -> Void = { _, _ in }
+
+    /// Moves the selected items to the Trash (Delete); `onDeleted` offers Undo.
+    func deleteSelected() {
+        let items = selectedItems
+        guard !items.isEmpty else { return }
+        Task {
+            guard await gallery.delete(items) else { return }
+            onDeleted(items.count == 1 ? L("Moved to Trash") : CameraWords.translate("%@ items moved to Trash", String(items.count)), "app.undo-delete")
+        }
     }
 
     /// Follows the model: its splices, and its albums and filter (the filter menu); the window

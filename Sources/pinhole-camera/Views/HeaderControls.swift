@@ -48,7 +48,7 @@ final class HeaderControls {
         adw_header_bar_pack_start(cast(widget), flashButton)
         adw_header_bar_pack_start(cast(widget), timerButton)
         let menu = HeaderControls.menuButton(icon: "open-menu-symbolic", name: L("Main Menu"),
-                                             items: [(L("Use Test Camera"), "app.use-test-camera"), (L("Import…"), "app.import"), (L("Preferences"), "app.preferences"),
+                                             items: [(L("Use Test Camera"), "camera.use-test-camera"), (L("Import…"), "app.import"), (L("Preferences"), "app.preferences"),
                                                      (L("Keyboard Shortcuts"), "win.show-help-overlay"), (L("About Pinhole"), "app.about")])
         adw_header_bar_pack_end(cast(widget), menu)
         adw_header_bar_pack_end(cast(widget), controls.button)

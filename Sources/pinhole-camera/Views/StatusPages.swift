@@ -39,20 +39,20 @@ final class StatusPages {
         case .noCamera:
             title = L("No Camera Found")
             body = L("Connect a camera, or check that it is switched on and not covered by a privacy switch. Pinhole starts it as soon as it appears.")
-            first = (L("Use Test Camera"), "app.use-test-camera")
+            first = (L("Use Test Camera"), "camera.use-test-camera")
         case let .accessDenied(advice):
             icon = "action-unavailable-symbolic"; title = L("Camera Access Denied")
             body = CameraWords.translate("You may not use the camera. %@", advice)
-            first = (L("Retry"), "app.retry")
+            first = (L("Retry"), "camera.retry")
         case let .busy(program):
             title = L("The Camera Is in Use by Another App")
             body = (program.map { CameraWords.translate("It is used by “%@”. Close it, or stop its camera; Pinhole tries again by itself.", $0) }
                     ?? L("Close the other app, or stop its camera; Pinhole tries again by itself."))
-            first = (L("Retry"), "app.retry")
+            first = (L("Retry"), "camera.retry")
         case let .failed(reason):
             icon = "dialog-warning-symbolic"; title = L("The Camera Stopped Working")
             body = reason
-            first = (L("Retry"), "app.retry")
+            first = (L("Retry"), "camera.retry")
         case .released:
             icon = "camera-photo-symbolic"; title = L("Camera Paused")
             body = L("The camera is off while Pinhole is in the background.")

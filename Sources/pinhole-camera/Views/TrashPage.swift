@@ -53,6 +53,9 @@ final class TrashPage {
         gtk_stack_add_named(cast(stack), empty, "empty")
         gtk_widget_set_vexpand(stack, 1)
         gtk_box_append(cast(widget), stack)
+        // Escape goes back, as in the viewer; the page's widget holds the key, which works while
+        // the page is shown.
+        WidgetActions("trash", on: widget).bind(["Escape"], to: "app.back")
         connect(UnsafeMutableRawPointer(emptyTrash), "clicked") { [weak self] in
             guard let self else { return }
             self.confirmDeletion(of: self.gallery.trashed.map(\.id))

@@ -27,8 +27,10 @@ final class ViewerPage {
     /// stays on it when items come or go before it, and moves on when it goes.
     private(set) var index = 0
     private var shownID: String?
-    /// Told when the last item went (another program removed it): the viewer has nothing to show.
+    /// Told when the last item went (deleted here or by another program): the viewer has nothing to show.
     var onEmpty: () -> Void = {}
+    /// Told when the item shown went to the Trash from here (the window offers Undo).
+    var onDeleted: () -> Void = {}
     /// Decoded photos handed to the picture so far (the benchmark's report waits for the next).
     private(set) var picturesShown = 0
     /// The zoom and scroll position (`CameraModel.ZoomGeometry`, tested without a display).
@@ -53,20 +55,20 @@ final class ViewerPage {
         adw_header_bar_pack_start(cast(header), actionButton("go-previous-symbolic", L("Back to Gallery"), "app.back"))
         title = adw_window_title_new("", "")
         adw_header_bar_set_title_widget(cast(header), title)
-        adw_header_bar_pack_end(cast(header), actionButton("user-trash-symbolic", L("Move to Trash"), "app.viewer-delete"))
+        adw_header_bar_pack_end(cast(header), actionButton("user-trash-symbolic", L("Move to Trash"), "viewer.delete"))
         favorite = gtk_toggle_button_new()
         gtk_button_set_icon_name(cast(favorite), "non-starred-symbolic")
         label(favorite, L("Favourite"))
-        gtk_actionable_set_action_name(cast(favorite), "app.viewer-favorite")
+        gtk_actionable_set_action_name(cast(favorite), "viewer.favorite")
         adw_header_bar_pack_end(cast(header), favorite)
         infoButton = gtk_toggle_button_new()
         gtk_button_set_icon_name(cast(infoButton), "document-properties-symbolic")
         label(infoButton, L("Properties"))
-        gtk_actionable_set_action_name(cast(infoButton), "app.viewer-info")
+        gtk_actionable_set_action_name(cast(infoButton), "viewer.info")
         adw_header_bar_pack_end(cast(header), infoButton)
         adw_header_bar_pack_end(cast(header), Sharing.menuButton())
         if let albumMenu { adw_header_bar_pack_end(cast(header), albumMenu.button()) }
-        adw_header_bar_pack_end(cast(header), actionButton("zoom-fit-best-symbolic", L("Best Fit or Original Size"), "app.viewer-toggle-zoom"))
+        adw_header_bar_pack_end(cast(header), actionButton("zoom-fit-best-symbolic", L("Best Fit or Original Size"), "viewer.toggle-zoom"))
         gtk_box_append(cast(widget), header)
 
         picture = gtk_picture_new()
@@ -92,8 +94,8 @@ final class ViewerPage {
 
         let overlay = gtk_overlay_new()!
         gtk_overlay_set_child(cast(overlay), stack)
-        for (icon, name, action, side) in [("go-previous-symbolic", L("Previous"), "app.viewer-previous", GTK_ALIGN_START),
-                                           ("go-next-symbolic", L("Next"), "app.viewer-next", GTK_ALIGN_END)] {
+        for (icon, name, action, side) in [("go-previous-symbolic", L("Previous"), "viewer.previous", GTK_ALIGN_START),
+                                           ("go-next-symbolic", L("Next"), "viewer.next", GTK_ALIGN_END)] {
             let button = gtk_button_new_from_icon_name(icon)!
             label(button, name)
             addClass(button, "osd")
@@ -112,11 +114,38 @@ final class ViewerPage {
         gtk_widget_set_vexpand(body, 1)
         gtk_box_append(cast(widget), body)
         addGestures(overlay)
+        addActions()
         // The photo dragged out is its file (to a file manager, a mail, a chat); a zoomed photo pans instead.
         Sharing.dragOut(from: picture) { [weak self] in
             guard let self, self.zoom == nil, let item = self.shownItem else { return [] }
             return [item]
         }
+    }
+
+    /// The viewer's actions and keys: its buttons', and what acts on its item from the
+    /// application (Copy, Save As…) or goes back.
+    private func addActions() {
+        // The page's widget holds the group (`viewer.*`, for its buttons) and the keys, which
+        // work while the page is shown.
+        let actions = WidgetActions("viewer", on: widget)
+        actions.add("previous", keys: ["Left"]) { [weak self] in self?.step(-1) }
+        actions.add("next", keys: ["Right"]) { [weak self] in self?.step(1) }
+        actions.add("play-pause", keys: ["k"]) { [weak self] in self?.playOrPause() }
+        actions.add("seek-backward", keys: ["<Shift>Left"]) { [weak self] in self?.seek(by: -ViewerPage.seekStep) }
+        actions.add("seek-forward", keys: ["<Shift>Right"]) { [weak self] in self?.seek(by: ViewerPage.seekStep) }
+        actions.add("zoom-in", keys: ["<Control>plus", "<Control>equal", "<Control>KP_Add"]) { [weak self] in self?.zoomIn() }
+        actions.add("zoom-out", keys: ["<Control>minus", "<Control>KP_Subtract"]) { [weak self] in self?.zoomOut() }
+        actions.add("zoom-fit", keys: ["<Control>0"]) { [weak self] in self?.zoomToFit() }
+        actions.add("toggle-zoom") { [weak self] in self?.toggleZoom() }
+        actions.add("favorite", keys: ["f"]) { [weak self] in self?.toggleFavorite() }
+        actions.add("info", keys: ["<Alt>Return", "<Alt>KP_Enter"]) { [weak self] in self?.toggleInfo() }
+        actions.add("delete", keys: ["Delete"]) { [weak self] in
+            guard let self else { return }
+            self.deleteShown(onDeleted: { [weak self] in self?.onDeleted() }, onEmpty: { [weak self] in self?.onEmpty() })
+        }
+        actions.bind(["Escape"], to: "app.back")
+        actions.bind(["<Control>c"], to: "app.copy")
+        actions.bind(["<Control><Shift>s"], to: "app.save-as")
     }
 
     /// Zoom by Ctrl+scroll and pinch, fit/100 % by double-click, pan by dragging, step by swiping.
