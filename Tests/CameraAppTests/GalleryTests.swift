@@ -167,6 +167,38 @@ struct GalleryTests {
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    @Test("a page's keys work only while it is shown: the camera's Space and V do nothing in the viewer, the viewer's F, Delete and arrows nothing on the camera page")
+    func pageKeysStayOnTheirPage() throws {
+        let session = try AppSession()
+        for _ in 0..<2 { try Self.snap(session) }
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        try session.key("ctrl+g")
+        #expect(try waitFor(seconds: 30) { try Self.cells(session) == 2 })
+        try session.click(x: 100, y: 130, count: 2)
+        #expect(try AppStateTests.shows(session, "1 of 2"))
+        // In the viewer: the mode and the timer unchanged, no burst, still the same item.
+        for key in ["v", "t", "b"] { try session.key(key) }
+        #expect(try AppStateTests.shows(session, "1 of 2"))
+        #expect(try session.actionState("mode")?.state == "'photo'")
+        #expect(try session.actionState("timer")?.state == "'0'")
+        // Space takes no photo (it may press the viewer's focused button, as a button's key).
+        try session.key("space")
+        usleep(2_000_000)
+        #expect(session.files(in: session.photos).count == 2, "\(session.files(in: session.photos))")
+        // Back on the camera page (whose preview runs again): the viewer's keys do nothing.
+        try session.action("show-camera")
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        for key in ["f", "Delete", "Right", "ctrl+plus", "k"] { try session.key(key) }
+        usleep(2_000_000)
+        #expect(try Self.index(session, "SELECT count(*) FROM assets") == "2")
+        #expect(try Self.index(session, "SELECT count(*) FROM assets WHERE favorite = 1") == "0")
+        #expect(!FileManager.default.fileExists(atPath: session.folder.path("data/Trash/files")))
+        // And the camera's own key still works there: Space takes a photo.
+        try session.key("space")
+        #expect(waitFor(seconds: 30) { session.files(in: session.photos).count == 3 }, "\(session.files(in: session.photos))")
+    }
+
     @Test("in the viewer F marks a favourite; Delete moves the photo to the freedesktop Trash with Undo, which brings back the same item, still a favourite")
     func deleteAndUndo() throws {
         let session = try AppSession()
