@@ -167,8 +167,9 @@ struct GalleryTests {
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test("a page's keys work only while it is shown: the camera's Space and V do nothing in the viewer, the viewer's F, Delete and arrows nothing on the camera page")
-    func pageKeysStayOnTheirPage() throws {
+    /// An app launched on a library of two photos, the newest opened in the viewer by a
+    /// double-click in the gallery (Ctrl+G).
+    static func viewerOfTwoPhotos() throws -> AppSession {
         let session = try AppSession()
         for _ in 0..<2 { try Self.snap(session) }
         try session.launch()
@@ -177,6 +178,12 @@ struct GalleryTests {
         #expect(try waitFor(seconds: 30) { try Self.cells(session) == 2 })
         try session.click(x: 100, y: 130, count: 2)
         #expect(try AppStateTests.shows(session, "1 of 2"))
+        return session
+    }
+
+    @Test("a page's keys work only while it is shown: the camera's Space and V do nothing in the viewer, the viewer's F, Delete and arrows nothing on the camera page")
+    func pageKeysStayOnTheirPage() throws {
+        let session = try Self.viewerOfTwoPhotos()
         // In the viewer: the mode and the timer unchanged, no burst, still the same item.
         for key in ["v", "t", "b"] { try session.key(key) }
         #expect(try AppStateTests.shows(session, "1 of 2"))
@@ -201,14 +208,7 @@ struct GalleryTests {
 
     @Test("in the viewer F marks a favourite; Delete moves the photo to the freedesktop Trash with Undo, which brings back the same item, still a favourite")
     func deleteAndUndo() throws {
-        let session = try AppSession()
-        for _ in 0..<2 { try Self.snap(session) }
-        try session.launch()
-        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
-        try session.key("ctrl+g")
-        #expect(try waitFor(seconds: 30) { try Self.cells(session) == 2 })
-        try session.click(x: 100, y: 130, count: 2)
-        #expect(try AppStateTests.shows(session, "1 of 2"))
+        let session = try Self.viewerOfTwoPhotos()
         let newest = try #require(session.files(in: session.photos).sorted().last)
         let name = URL(fileURLWithPath: newest).lastPathComponent
         let id = try Self.index(session, "SELECT id FROM assets WHERE path LIKE '%\(name)'")
