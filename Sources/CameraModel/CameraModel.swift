@@ -129,7 +129,13 @@ public final class CameraModel {
 
     /// A model over `library` (the user's by default) with `preferences`; `testCameras` offers the
     /// virtual cameras from the start. Nothing is opened until `start()`.
-    public init(preferences: PreferenceStore, library: LibraryLocation = .user, testCameras: Bool = false) {
+    public convenience init(preferences: PreferenceStore, library: LibraryLocation = .user, testCameras: Bool = false) {
+        self.init(preferences: preferences, library: library, testCameras: testCameras, cameras: .system)
+    }
+
+    /// A model whose cameras come from `cameras` (the system's in the app; a test's own
+    /// `VirtualCamera.Pair` in the model's tests).
+    init(preferences: PreferenceStore, library: LibraryLocation, testCameras: Bool, cameras source: CameraSource) {
         self.preferences = preferences
         libraryLocation = library
         usesTestCameras = testCameras
@@ -138,7 +144,7 @@ public final class CameraModel {
         countdown = preferences.int(PreferenceKey.countdown)
         showsGrid = preferences.bool(PreferenceKey.grid)
         filter = LiveFilter(rawValue: preferences.string(PreferenceKey.filter)) ?? .none
-        capture = CaptureService(mailbox: mailbox)
+        capture = CaptureService(mailbox: mailbox, cameras: source)
         applyFilter()
         applyMirroring()
         preferenceWatch = preferences.changes.subscribe { [weak self] key in self?.preferenceChanged(key) }
@@ -149,6 +155,12 @@ public final class CameraModel {
                 if on { try? await Task.sleep(for: .milliseconds(250)) }
             }
         }
+    }
+
+    /// Stops following the session and the cameras' coming and going (the device watcher's
+    /// thread ends with it).
+    isolated deinit {
+        for watcher in watchers { watcher.cancel() }
     }
 
     // MARK: Lifetime
@@ -334,8 +346,7 @@ public final class CameraModel {
     }
 
     private func watchDevices() {
-        let discovery = CaptureDevice.DiscoverySession()
-        let events = discovery.deviceEvents()
+        let events = capture.cameraSource.events()
         watchers.append(Task { [weak self] in
             for await _ in events {
                 guard let self else { return }
@@ -440,6 +451,19 @@ public final class CameraModel {
 
     /// Asks the views for a toast with `text`.
     func toast(_ text: String) { events.send(.toast(text)) }
+}
+
+/// Where the model finds cameras and hears of them coming and going.
+struct CameraSource: Sendable {
+    /// The cameras the app offers; the test cameras too when asked for (on the capture service:
+    /// discovery opens every node).
+    let cameras: @Sendable (_ includeTest: Bool) -> [CaptureDevice]
+    /// Cameras plugged in and unplugged from now on.
+    let events: @Sendable () -> AsyncStream<DeviceEvent>
+
+    /// The system's cameras and the test pair (`CaptureDevice.DiscoverySession`).
+    static let system = CameraSource(cameras: { CameraModel.usableCameras(includeTest: $0) },
+                                     events: { CaptureDevice.DiscoverySession().deviceEvents() })
 }
 
 /// The cameras found at start, and the one opened with how that went.

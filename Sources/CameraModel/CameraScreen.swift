@@ -18,6 +18,42 @@ public enum CameraScreen: Equatable, Sendable {
     case released
 }
 
+/// What a full-window status page says (`CameraWords.page(for:)`): the window shows these words.
+public struct StatusPageWords: Equatable, Sendable {
+    /// The symbolic icon's name.
+    public var icon: String
+    /// The title, in the user's language.
+    public var title: String
+    /// The words under the title: what happened and what to do.
+    public var body: String
+    /// The page's buttons, in order.
+    public var buttons: [StatusPageButton]
+
+    /// A page with `icon`, `title`, `body` and `buttons`.
+    public init(icon: String, title: String, body: String = "", buttons: [StatusPageButton] = []) {
+        self.icon = icon
+        self.title = title
+        self.body = body
+        self.buttons = buttons
+    }
+}
+
+/// A button of a status page: what it does (the window runs the matching action).
+public enum StatusPageButton: Sendable, Equatable {
+    /// "Use Test Camera": offers the test cameras and starts one (`CameraModel.useTestCameras`).
+    case useTestCamera
+    /// "Retry": tries the camera again (`CameraModel.retry`).
+    case retry
+
+    /// The button's label, in the user's language.
+    public var label: String {
+        switch self {
+        case .useTestCamera: L("Use Test Camera")
+        case .retry: L("Retry")
+        }
+    }
+}
+
 /// Photo or video.
 public enum CaptureMode: String, Sendable, CaseIterable {
     /// The shutter takes photos.

@@ -19,6 +19,35 @@ public enum CameraWords {
         }
     }
 
+    /// What the status page for `screen` says (the window shows it for every screen but the preview).
+    public static func page(for screen: CameraScreen) -> StatusPageWords {
+        switch screen {
+        case .starting:
+            return StatusPageWords(icon: "camera-photo-symbolic", title: L("Starting the Camera…"))
+        case .noCamera:
+            return StatusPageWords(icon: "camera-disabled-symbolic", title: L("No Camera Found"),
+                                   body: L("Connect a camera, or check that it is switched on and not covered by a privacy switch. Pinhole starts it as soon as it appears."),
+                                   buttons: [.useTestCamera])
+        case let .accessDenied(advice):
+            return StatusPageWords(icon: "action-unavailable-symbolic", title: L("Camera Access Denied"),
+                                   body: translate("You may not use the camera. %@", advice), buttons: [.retry])
+        case let .busy(program):
+            return StatusPageWords(icon: "camera-disabled-symbolic", title: L("The Camera Is in Use by Another App"),
+                                   body: program.map { translate("It is used by “%@”. Close it, or stop its camera; Pinhole tries again by itself.", $0) }
+                                       ?? L("Close the other app, or stop its camera; Pinhole tries again by itself."),
+                                   buttons: [.retry])
+        case let .failed(reason):
+            return StatusPageWords(icon: "dialog-warning-symbolic", title: L("The Camera Stopped Working"), body: reason, buttons: [.retry])
+        case .released:
+            return StatusPageWords(icon: "camera-photo-symbolic", title: L("Camera Paused"), body: L("The camera is off while Pinhole is in the background."))
+        case .preview:
+            return StatusPageWords(icon: "camera-disabled-symbolic", title: "")
+        }
+    }
+
+    /// The words over the dimmed preview while the camera in use is unplugged (`CameraModel.isDisconnected`).
+    public static var disconnected: String { L("Camera disconnected — plug it back in") }
+
     /// What to do when the camera's device node is closed to the user: join the group that owns it.
     static func accessAdvice(group: String?) -> String {
         switch group {

@@ -23,11 +23,15 @@ actor CaptureService {
     nonisolated let movies = MovieFileOutput()
     /// Turns the video output's frames into the preview's (filters, the newest-wins mailbox).
     nonisolated let preview: PreviewSink
+    /// Where cameras are found.
+    nonisolated let cameraSource: CameraSource
     /// The microphone of the running recording (stopped with it).
     private var sound: AudioDataOutput?
 
-    /// A service whose preview frames go to `mailbox`; nothing is opened until `open`.
-    init(mailbox: FrameMailbox) {
+    /// A service whose preview frames go to `mailbox`, over the cameras of `cameras`; nothing is
+    /// opened until `open`.
+    init(mailbox: FrameMailbox, cameras: CameraSource) {
+        cameraSource = cameras
         preview = PreviewSink(mailbox: mailbox)
         video.setSampleBufferDelegate(preview, queue: preview.queue)
         session.sessionPreset = .high
@@ -40,7 +44,7 @@ actor CaptureService {
 
     /// The cameras the app offers (discovery opens every node: it runs here, not on the main thread).
     func cameras(includeTest: Bool) -> [CaptureDevice] {
-        CameraModel.usableCameras(includeTest: includeTest)
+        cameraSource.cameras(includeTest)
     }
 
     /// Makes `device` the session's input streaming `wanted` (else the default preset), and starts it.

@@ -15,48 +15,52 @@ struct AppStateTests {
 
     static func pythonString(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "\\'") + "'" }
 
-    @Test("no camera: \"No Camera Found\", and its button switches to the test camera")
-    func noCamera() throws {
+    /// Presses the button `name` of the page shown, through the accessibility tree.
+    static func press(_ session: AppSession, _ name: String) throws {
+        let pressed = try session.accessibility("find(\(pythonString(name)), pyatspi.ROLE_PUSH_BUTTON).queryAction().doAction(0); print('ok')")
+        #expect(pressed.status == 0, "\(name): \(pressed.stderr)")
+    }
+
+    /// The camera's states as the window shows them, walked in one launch (the model's side of
+    /// each, with its exact words, is `CameraStateTests`, in-process): each page read through
+    /// the accessibility tree, its button pressed, the preview's pixels back after each.
+    @Test("the camera's states in one launch: \"No Camera Found\" and Use Test Camera; access denied and Retry; busy and back by itself; unplugged, dimmed and back; a fatal error and Retry")
+    func cameraStates() throws {
         let session = try AppSession(testCameras: false)
         try session.launch()
-        #expect(try Self.shows(session, "No Camera Found"))
-        let pressed = try session.accessibility("find('Use Test Camera', pyatspi.ROLE_PUSH_BUTTON).queryAction().doAction(0); print('ok')")
-        #expect(pressed.status == 0, "\(pressed.stderr)")
-        // The front test camera (mirrored), chosen first when no camera was used before.
-        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true), session.describePreview())
-    }
-
-    @Test("no camera at start (both unplugged): \"No Camera Found\"; a camera plugged in meanwhile is used at once, without a click")
-    func cameraPluggedIn() throws {
-        let session = try AppSession(extra: ["PINHOLE_TEST_FAULTS": "front unplugged on; back unplugged on"])
-        try session.launch()
+        // No camera: the page, the camera off, and its button switches to the front test camera (mirrored).
         #expect(try Self.shows(session, "No Camera Found"))
         #expect(GalleryTests.cameraRunning(session) == false)
-        session.send("front unplugged off")
+        try Self.press(session, "Use Test Camera")
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true), session.describePreview())
         #expect(GalleryTests.cameraRunning(session) == true)
-    }
-
-    @Test("busy: the page says the camera is in use, and the preview comes back by itself when it is free")
-    func busy() throws {
-        let session = try AppSession(extra: ["PINHOLE_TEST_FAULTS": "front busy on; back busy on"])
-        try session.launch()
+        // Switched to a camera the user may not open: the page names the group and the command;
+        // Retry, once access is given, brings that camera's preview (the back one, unmirrored).
+        session.send("back denied on")
+        try session.key("c")
+        #expect(try Self.shows(session, "Camera Access Denied"))
+        #expect(try Self.shows(session, "You may not use the camera. It belongs to the group 'video': join it with `sudo usermod -aG video $USER`, then log out and back in."))
+        session.send("reset")
+        try Self.press(session, "Retry")
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: false), session.describePreview())
+        // Switched to a camera another app holds: the page says so; the preview comes back by itself once it is free.
+        session.send("front busy on")
+        try session.key("c")
         #expect(try Self.shows(session, "The Camera Is in Use by Another App"))
         session.send("reset")
-        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
-    }
-
-    @Test("access denied: \"Camera Access Denied\" names the group and the command; Retry brings the preview once access is given")
-    func accessDenied() throws {
-        let session = try AppSession(extra: ["PINHOLE_TEST_FAULTS": "front denied on; back denied on"])
-        try session.launch()
-        #expect(try Self.shows(session, "Camera Access Denied"))
-        let advice = "You may not use the camera. It belongs to the group 'video': join it with `sudo usermod -aG video $USER`, then log out and back in."
-        #expect(try Self.shows(session, advice))
-        session.send("reset")
-        let pressed = try session.accessibility("find('Retry', pyatspi.ROLE_PUSH_BUTTON).queryAction().doAction(0); print('ok')")
-        #expect(pressed.status == 0, "\(pressed.stderr)")
-        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true), session.describePreview())
+        // Unplugged while running: the preview dims with a message, and resumes when the camera returns.
+        session.send("front unplugged on")
+        #expect(try Self.shows(session, "Camera disconnected — plug it back in"))
+        let dimmed = try waitFor(seconds: 20) { !AppSuites.AppWindowTests.matches(AppSuites.AppWindowTests.previewBars(try session.screenshot()), mirrored: true) }
+        #expect(dimmed, "the preview did not dim")
+        session.send("front unplugged off")
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true), "the preview did not resume")
+        // A fatal error: the page, and Retry brings the preview back.
+        session.send("front fatal on")
+        #expect(try Self.shows(session, "The Camera Stopped Working"))
+        try Self.press(session, "Retry")
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true), session.describePreview())
     }
 
     @Test("access denied by the kernel: run as an unprivileged user, a camera node of group 'video' gives \"Camera Access Denied\" with the group and the command")
@@ -183,31 +187,6 @@ struct AppStateTests {
         let windows = try runTool("xdotool", ["search", "--onlyvisible", "--name", "^Camera$"], environment: ["DISPLAY": session.display])
         #expect(windows.stdout.split(separator: "\n").count == 1, "windows: \(windows.stdout)")
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true), "the first instance went on")
-    }
-
-    @Test("unplugged while running: the preview dims with a message, then resumes when the camera returns")
-    func unplugged() throws {
-        let session = try AppSession()
-        try session.launch()
-        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
-        session.send("front unplugged on")
-        #expect(try Self.shows(session, "Camera disconnected — plug it back in"))
-        let dimmed = try waitFor(seconds: 20) { !AppSuites.AppWindowTests.matches(AppSuites.AppWindowTests.previewBars(try session.screenshot()), mirrored: true) }
-        #expect(dimmed, "the preview did not dim")
-        session.send("front unplugged off")
-        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true), "the preview did not resume")
-    }
-
-    @Test("a fatal camera error: \"The Camera Stopped Working\" with Retry, which brings the preview back")
-    func fatal() throws {
-        let session = try AppSession()
-        try session.launch()
-        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
-        session.send("front fatal on")
-        #expect(try Self.shows(session, "The Camera Stopped Working"))
-        let pressed = try session.accessibility("find('Retry', pyatspi.ROLE_PUSH_BUTTON).queryAction().doAction(0); print('ok')")
-        #expect(pressed.status == 0, "\(pressed.stderr)")
-        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
     }
 }
 }

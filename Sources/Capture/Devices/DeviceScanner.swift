@@ -71,11 +71,12 @@ enum DeviceScanner {
                              isInfrared: V4L2PlanarCodes.isInfrared(camera.formats.map(\.0.fourCC)), v4l2Controls: node?.v4l2Controls)
     }
 
-    /// The virtual front and back test cameras.
-    static func virtualDevices() -> [CaptureDevice] {
+    /// The virtual front and back test cameras; `suffix` makes IDs of a test's own pair
+    /// (`VirtualCamera.Pair`).
+    static func virtualDevices(suffix: String = "") -> [CaptureDevice] {
         let formats = groupedFormats(VirtualCameraBackend.formats().map { ($0.0, $0.1, $0.2, $0.3) })
-        return [(VirtualCamera.frontID, "Pinhole Test Camera (front)", CaptureDevice.Position.front),
-                (VirtualCamera.backID, "Pinhole Test Camera (back)", .back)].map { id, name, position in
+        return [(VirtualCamera.frontID + suffix, "Pinhole Test Camera (front)", CaptureDevice.Position.front),
+                (VirtualCamera.backID + suffix, "Pinhole Test Camera (back)", .back)].map { id, name, position in
             CaptureDevice(uniqueID: id, localizedName: name, manufacturer: "Pinhole", position: position, deviceType: .virtual, formats: formats,
                           controls: VirtualCameraBackend.controls(forID: id), source: .virtual)
         }

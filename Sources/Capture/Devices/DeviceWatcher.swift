@@ -19,17 +19,15 @@ extension CaptureDevice.DiscoverySession {
     /// PipeWire's registry gained or lost a camera node. End
     /// the stream (stop iterating) to stop watching.
     public func deviceEvents() -> AsyncStream<DeviceEvent> {
-        let (stream, continuation) = AsyncStream<DeviceEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
-        let watcher = DeviceWatcher(discovery: self, continuation: continuation)
-        continuation.onTermination = { _ in watcher.cancel() }
-        watcher.start()
-        return stream
+        let discovery = self
+        return DeviceWatcher.events { discovery.devices }
     }
 }
 
 /// Watches /dev for video nodes, PipeWire's camera nodes and the virtual camera registry, and turns changes into events.
 final class DeviceWatcher: Sendable {
-    private let discovery: CaptureDevice.DiscoverySession
+    /// The cameras watched, as they are now (a discovery's, or a test's own pair).
+    private let listing: @Sendable () -> [CaptureDevice]
     private let continuation: AsyncStream<DeviceEvent>.Continuation
     private let cancelled = Atomic<Bool>(false)
     private let known = Mutex<[String: CaptureDevice]>([:])
@@ -42,8 +40,19 @@ final class DeviceWatcher: Sendable {
     /// a node that goes or comes before the thread first runs is still seen; the thread closes it.
     private let inotify: Int32
 
-    init(discovery: CaptureDevice.DiscoverySession, continuation: AsyncStream<DeviceEvent>.Continuation) {
-        self.discovery = discovery
+    /// Connect and disconnect events from now on for the cameras `listing` gives, watched on a
+    /// thread of their own until the stream is no longer iterated.
+    static func events(of listing: @escaping @Sendable () -> [CaptureDevice]) -> AsyncStream<DeviceEvent> {
+        let (stream, continuation) = AsyncStream<DeviceEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        let watcher = DeviceWatcher(listing: listing, continuation: continuation)
+        continuation.onTermination = { _ in watcher.cancel() }
+        watcher.start()
+        return stream
+    }
+
+    /// A watcher of the cameras `listing` gives, reporting to `continuation` once started.
+    init(listing: @escaping @Sendable () -> [CaptureDevice], continuation: AsyncStream<DeviceEvent>.Continuation) {
+        self.listing = listing
         self.continuation = continuation
         startGeneration = VirtualCamera.generation
         startPipeWire = PipeWireCameras.changeToken
@@ -51,7 +60,7 @@ final class DeviceWatcher: Sendable {
         if fd >= 0 { _ = inotify_add_watch(fd, DeviceScanner.devDirectory, UInt32(IN_CREATE | IN_DELETE | IN_ATTRIB | IN_MOVED_TO | IN_MOVED_FROM)) }
         inotify = fd
         known.withLock { known in
-            for device in discovery.devices { known[device.uniqueID] = device }
+            for device in listing() { known[device.uniqueID] = device }
         }
     }
 
@@ -137,7 +146,7 @@ final class DeviceWatcher: Sendable {
 
     /// Compares the cameras now with the ones known, and reports the difference.
     private func rescan() {
-        let now = discovery.devices.filter(\.isConnected)
+        let now = listing().filter(\.isConnected)
         let events = known.withLock { known -> [DeviceEvent] in
             var events: [DeviceEvent] = []
             let ids = Set(now.map(\.uniqueID))

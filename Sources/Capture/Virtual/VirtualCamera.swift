@@ -50,14 +50,21 @@ public enum VirtualCamera {
     /// The ID of the back test camera.
     public static let backID = "pinhole-test-camera-back"
 
+    /// Whether the test camera `id` is a back one (the pair's back camera, or a back camera of a
+    /// test's own pair): it has a flash LED, and its square is orange.
+    static func isBack(_ id: String) -> Bool { id == backID || id.hasPrefix(backID + "-") }
+
     /// The frame sizes offered (MJPEG up to 1920×1080).
     static let sizes: [(Int, Int)] = [(640, 480), (1280, 720), (1920, 1080), (3840, 2160)]
 
+    /// Faults by camera ID: the pair's, and those of every `Pair` a test made.
     private static let faults = Mutex<[String: Faults]>([:])
+    /// How many times faults changed.
     private static let changes = Atomic<Int>(0)
 
     /// Bumped whenever faults change, so device watchers notice simulated unplugging.
     static var generation: Int { changes.load(ordering: .acquiring) }
+    /// The IDs of the test cameras streaming in this process.
     private static let streaming = Mutex<Set<String>>([])
 
     /// The faults currently set on camera `id`.
@@ -89,4 +96,43 @@ public enum VirtualCamera {
 
     /// Whether a test camera is streaming in this process now.
     static var isStreaming: Bool { streaming.withLock { !$0.isEmpty } }
+
+    /// A front/back pair of test cameras of a test's own (testing only: `@_spi(Testing) import
+    /// Capture`). Faults are kept by camera ID, and no other pair has these IDs: tests that run at
+    /// once, each with its own pair, do not see each other's faults or claims. The cameras are not
+    /// listed by discovery; a test hands them to the code it tests, with `deviceEvents()` for
+    /// their coming and going.
+    @_spi(Testing) public struct Pair: Sendable {
+        /// The front camera ("Pinhole Test Camera (front)", streaming as the pair's front one does).
+        public let front: CaptureDevice
+        /// The back camera (with the flash LED of the pair's back one).
+        public let back: CaptureDevice
+
+        /// How many pairs were made in this process (their IDs' suffix).
+        private static let made = Atomic<Int>(0)
+
+        /// A new pair, its cameras without faults.
+        public init() {
+            let number = Pair.made.add(1, ordering: .relaxed).newValue
+            let devices = DeviceScanner.virtualDevices(suffix: "-\(number)")
+            front = devices[0]
+            back = devices[1]
+        }
+
+        /// The front camera, then the back one (as discovery lists the pair).
+        public var devices: [CaptureDevice] { [front, back] }
+
+        /// Changes the faults of `camera` (one of this pair's) in place.
+        public func updateFaults(of camera: CaptureDevice, _ change: (inout Faults) -> Void) {
+            VirtualCamera.updateFaults(for: camera.uniqueID, change)
+        }
+
+        /// Connect and disconnect events for this pair's cameras from now on, as
+        /// `DiscoverySession.deviceEvents()` gives them for the discovered ones: the unplugged
+        /// fault set or cleared is a camera going or coming.
+        public func deviceEvents() -> AsyncStream<DeviceEvent> {
+            let devices = self.devices
+            return DeviceWatcher.events { devices }
+        }
+    }
 }

@@ -50,7 +50,7 @@ final class VirtualCameraBackend: CameraBackend {
             DeviceControl(id: .powerLineFrequency, name: "Power Line Frequency", kind: .menu, minimum: 0, maximum: 2, step: 1, defaultValue: 1,
                           menu: [.init(value: 0, label: "Disabled"), .init(value: 1, label: "50 Hz"), .init(value: 2, label: "60 Hz")], isReadOnly: false),
         ]
-        if id == VirtualCamera.backID {
+        if VirtualCamera.isBack(id) {
             controls.append(DeviceControl(id: .flashLEDMode, name: "LED Mode", kind: .menu, minimum: 0, maximum: 2, step: 1, defaultValue: 0,
                                           menu: [.init(value: 0, label: "Off"), .init(value: 1, label: "Flash"), .init(value: 2, label: "Torch")], isReadOnly: false))
         }
@@ -79,7 +79,7 @@ final class VirtualCameraBackend: CameraBackend {
         set.frameInterval = interval
         do {
             pattern = try TestPattern(width: set.width, height: set.height,
-                                      squareColour: id == VirtualCamera.backID ? (230, 110, 30) : (40, 220, 250))
+                                      squareColour: VirtualCamera.isBack(id) ? (230, 110, 30) : (40, 220, 250))
             canvas = try PixelBuffer(format: .bgra, width: set.width, height: set.height, rowAlignment: 64)
             frame = try PixelBuffer(format: set.pixelFormat, width: set.width, height: set.height, rowAlignment: 64,
                                     compressedCapacity: set.width * set.height * 2)

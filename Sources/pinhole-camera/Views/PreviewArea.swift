@@ -50,7 +50,7 @@ final class PreviewArea {
         }, nil, nil)
         gtk_overlay_add_overlay(cast(widget), grid)
 
-        dim = gtk_label_new(L("Camera disconnected — plug it back in"))
+        dim = gtk_label_new(CameraWords.disconnected)
         addClass(dim, "dimmed-preview")
         gtk_widget_set_can_target(dim, 0)
         gtk_widget_set_visible(dim, 0)

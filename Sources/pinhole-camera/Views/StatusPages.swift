@@ -29,36 +29,10 @@ final class StatusPages {
         adw_status_page_set_child(cast(widget), buttons)
     }
 
-    /// Shows the page for `screen`.
+    /// Shows the page for `screen`, in the words `CameraWords` gives it.
     func show(_ screen: CameraScreen) {
-        var icon = "camera-disabled-symbolic", title = "", body = ""
-        var first: (String, String)?, second: (String, String)?
-        switch screen {
-        case .starting:
-            icon = "camera-photo-symbolic"; title = L("Starting the Camera…")
-        case .noCamera:
-            title = L("No Camera Found")
-            body = L("Connect a camera, or check that it is switched on and not covered by a privacy switch. Pinhole starts it as soon as it appears.")
-            first = (L("Use Test Camera"), "camera.use-test-camera")
-        case let .accessDenied(advice):
-            icon = "action-unavailable-symbolic"; title = L("Camera Access Denied")
-            body = CameraWords.translate("You may not use the camera. %@", advice)
-            first = (L("Retry"), "camera.retry")
-        case let .busy(program):
-            title = L("The Camera Is in Use by Another App")
-            body = (program.map { CameraWords.translate("It is used by “%@”. Close it, or stop its camera; Pinhole tries again by itself.", $0) }
-                    ?? L("Close the other app, or stop its camera; Pinhole tries again by itself."))
-            first = (L("Retry"), "camera.retry")
-        case let .failed(reason):
-            icon = "dialog-warning-symbolic"; title = L("The Camera Stopped Working")
-            body = reason
-            first = (L("Retry"), "camera.retry")
-        case .released:
-            icon = "camera-photo-symbolic"; title = L("Camera Paused")
-            body = L("The camera is off while Pinhole is in the background.")
-        case .preview:
-            break
-        }
+        let page = CameraWords.page(for: screen)
+        let (icon, title, body) = (page.icon, page.title, page.body)
         adw_status_page_set_icon_name(cast(widget), icon)
         adw_status_page_set_title(cast(widget), title)
         adw_status_page_set_description(cast(widget), body)
@@ -72,12 +46,21 @@ final class StatusPages {
                 break
             }
         }
-        for (button, choice) in [(primary, first), (secondary, second)] {
+        for (index, button) in [primary, secondary].enumerated() {
+            let choice = index < page.buttons.count ? page.buttons[index] : nil
             gtk_widget_set_visible(button, choice == nil ? 0 : 1)
             if let choice {
-                gtk_button_set_label(cast(button), choice.0)
-                gtk_actionable_set_action_name(cast(button), choice.1)
+                gtk_button_set_label(cast(button), choice.label)
+                gtk_actionable_set_action_name(cast(button), StatusPages.action(for: choice))
             }
+        }
+    }
+
+    /// The camera page's action a status page's button runs.
+    static func action(for button: StatusPageButton) -> String {
+        switch button {
+        case .useTestCamera: "camera.use-test-camera"
+        case .retry: "camera.retry"
         }
     }
 }
