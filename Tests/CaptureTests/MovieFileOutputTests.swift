@@ -225,6 +225,30 @@ extension VirtualCameraSuites {
             #expect(abs(summary.cameraFrameRate - 1 / interval) < 0.01, "\(summary)")
         }
 
+        @Test("measured ahead (prepareRecording): a recording uses that measurement instead of measuring again, and a second preparation measures nothing")
+        func preparedEncoder() async throws {
+            let folder = try TemporaryDirectory()
+            let output = MovieFileOutput()
+            output.maxRecordedDuration = 1
+            // Measured while too slow for any preset but the fastest…
+            output.encoderFrameDelay = 0.15
+            let session = try await session(output)
+            defer { session.stopRunning() }
+            await output.prepareRecording()
+            #expect(output.measurementCount == 1)
+            await output.prepareRecording()
+            #expect(output.measurementCount == 1, "measured again")
+            // …then fast again: the recording keeps the fastest preset chosen ahead of it, so it
+            // did not measure for itself (that would find the preset asked for fast enough).
+            output.encoderFrameDelay = 0
+            let path = folder.path("prepared.mp4")
+            try await output.startRecording(to: path, timeout: patience)
+            let summary = try #require(await output.waitUntilFinished())
+            #expect(summary.preset == "ultrafast", "\(summary)")
+            #expect(output.measurementCount == 1)
+            #expect(try decodesCleanly(path))
+        }
+
         @Test("an encoder that keeps up: every frame kept, none dropped, the preset asked for (ultrafast stays ultrafast)")
         func fastEncoder() async throws {
             let folder = try TemporaryDirectory()

@@ -76,8 +76,6 @@ extension MovieFileOutput {
                         }
                         try result.get()
                         recording.shared.withLock { $0.spare.append(samples) }
-                    case .sample:
-                        break  // came after the measurement: not needed
                     }
                 } catch {
                     failure = .recordingFailed(path: recording.path, cause: MovieFileOutput.cause(error, fileKept: writer != nil))
@@ -165,75 +163,6 @@ extension MovieFileOutput {
 }
 
 extension MovieFileOutput {
-    /// Frames of the camera's taken to measure an encoder before a recording begins (each is
-    /// encoded twice over).
-    static let trialFrames = 4
-
-    /// The x264 preset a recording is encoded with, and the seconds per frame measured with it
-    /// (nil: not measured). A few of the camera's frames, taken before the recording's clock
-    /// starts, are encoded with the preset asked for; when that takes more than `Pace.headroom`
-    /// of a frame interval a frame (given up as soon as it has used every frame's share), with
-    /// "ultrafast" too, which is then used (MP4 only: VP8/VP9 already run at their realtime
-    /// speed). Threads stay FFmpeg's choice (every core). The size is never changed: the movie
-    /// is the camera's.
-    func chooseEffort(_ recording: Recording, frameInterval: Double) -> (preset: String, secondsPerFrame: Double?) {
-        let asked = recording.options.preset
-        let (frameRate, frameDelay) = state.withLock { ($0.frameRate, $0.encoderFrameDelay) }
-        recording.shared.withLock { $0.samplesWanted = MovieFileOutput.trialFrames }
-        defer { recording.shared.withLock { $0.samplesWanted = 0 } }
-        var samples: [PixelBuffer] = []
-        var deadline: Int64?
-        // Frames as they come, for at most 1.5 s after the first (a camera slower than that is
-        // measured on what it sent); sound meanwhile is dropped, as sound before the first
-        // frame always is.
-        while samples.count < MovieFileOutput.trialFrames {
-            _ = recording.wake.wait(timeout: .now() + .milliseconds(100))
-            let (items, stopping) = recording.shared.withLock { shared -> ([Item], Bool) in
-                defer { shared.queue.removeAll(keepingCapacity: true) }
-                return (shared.queue, shared.stopping)
-            }
-            if stopping { return (asked, nil) }
-            for case let .sample(buffer) in items { samples.append(buffer) }
-            let now = SystemClock.monotonicNanoseconds()
-            if !samples.isEmpty, deadline == nil { deadline = now + 1_500_000_000 }
-            if let deadline, now >= deadline { break }
-        }
-        guard let first = samples.first else { return (asked, nil) }
-        var chosen: (preset: String, secondsPerFrame: Double?) = (asked, nil)
-        let candidates = [asked] + (recording.options.format == .mp4 && asked != "ultrafast" ? ["ultrafast"] : [])
-        let budget = frameInterval * Pace.headroom
-        // The samples twice over: the encoder's start (its first key frame, filling its threads
-        // and look-ahead) weighs less against the frames after it.
-        let frames = samples + samples
-        for (index, preset) in candidates.enumerated() {
-            let settings = MovieSettings(format: recording.options.format, width: first.width, height: first.height, frameRate: frameRate,
-                                         quality: recording.options.quality, preset: preset, audio: nil, fragmentInterval: recording.fragmentInterval)
-            guard let trial = try? VideoEncoderTrial(settings: settings, range: first.yuvRange) else { break }
-            let begun = SystemClock.monotonicNanoseconds()
-            var elapsed: Double { Double(SystemClock.monotonicNanoseconds() - begun) / 1e9 }
-            var tooSlow = false
-            do {
-                for frame in frames {
-                    try trial.encode(frame)
-                    if frameDelay > 0 { usleep(UInt32(frameDelay * 1e6)) }
-                    // Past the budget of every frame already: too slow, whatever the rest takes
-                    // (a slow machine need not wait for it). The last candidate is measured whole.
-                    if index < candidates.count - 1, elapsed > Double(frames.count) * budget {
-                        tooSlow = true
-                        break
-                    }
-                }
-                if !tooSlow { try trial.finish() }
-            } catch {
-                break
-            }
-            let cost = elapsed / Double(frames.count)
-            chosen = (preset, tooSlow ? nil : cost)
-            if (!tooSlow && cost <= budget) || recording.shared.withLock({ $0.stopping }) { break }
-        }
-        return chosen
-    }
-
     /// How many of the camera's frames a recording keeps: every one while the encoder keeps up;
     /// when it cannot, one every `keepInterval`, evenly (the movie keeps its length and timing,
     /// with fewer frames per second). It starts from the measurement's seconds per frame and

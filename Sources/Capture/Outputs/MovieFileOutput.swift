@@ -36,12 +36,10 @@ public final class MovieFileOutput: FrameConsumer {
     }
 
     /// What the camera's and the microphone's threads queue for the encoding thread: a frame
-    /// with its timestamp, interleaved samples with their channel count and timestamp, or a
-    /// frame taken before the recording begins to measure the encoder's speed.
+    /// with its timestamp, or interleaved samples with their channel count and timestamp.
     enum Item {
         case video(PixelBuffer, Int64)
         case audio([Int16], Int, Int64)
-        case sample(PixelBuffer)
     }
 
     /// The output's settings and its current recording, under `state`'s lock.
@@ -64,6 +62,14 @@ public final class MovieFileOutput: FrameConsumer {
         var encoderStartDelay = 0.0
         /// See `encoderFrameDelay`.
         var encoderFrameDelay = 0.0
+        /// The stream's frame size (set when it starts): what a recording's encoder is measured at.
+        var frameSize: (width: Int, height: Int)?
+        /// Frames being taken from the camera to measure an encoder (at most one measurement at a time).
+        var sampler: EncoderSampler?
+        /// Encoders measured on this machine, by what they were measured for (see `chooseEffort`).
+        var efforts: [EffortKey: Effort] = [:]
+        /// Encoder measurements made (see `measurementCount`).
+        var measurements = 0
     }
 
     /// One recording in progress, shared by the camera thread, the encoding thread and callers.
@@ -93,8 +99,6 @@ public final class MovieFileOutput: FrameConsumer {
             /// FFmpeg and the encoder are open and measured: frames are taken from now on (the
             /// recording's first frame, and its clock, come after the encoder's start-up).
             var encoderReady = false
-            /// Frames still wanted for measuring the encoder, before the recording begins.
-            var samplesWanted = 0
             /// Frames the camera delivered within the recording's window (from its first frame
             /// to its end, pauses excluded): every one is recorded or dropped.
             var windowFrames = 0
@@ -393,22 +397,22 @@ public final class MovieFileOutput: FrameConsumer {
         state.withLock {
             $0.frameRate = rate > 0 ? rate : 30
             $0.frameInterval = interval > 0 ? interval : 1.0 / 30
+            $0.frameSize = (configuration.width, configuration.height)
         }
     }
 
     func streamDidStop() {}
 
     func consume(_ frame: RawFrame, context: FrameContext) {
-        guard connection.isEnabled, let recording = current else { return }
+        guard connection.isEnabled else { return }
+        let (recording, sampler) = state.withLock { ($0.recording, $0.sampler) }
+        // Before a recording begins (or ahead of it, see `prepareRecording`), a few frames
+        // measure the encoder.
+        if let sampler { sampler.take(frame, converter: converter) }
+        guard let recording else { return }
         let width = frame.buffer.width, height = frame.buffer.height
-        let taken = recording.shared.withLock { shared -> (PixelBuffer, Int64, sample: Bool)? in
+        let taken = recording.shared.withLock { shared -> (PixelBuffer, Int64)? in
             shared.received += 1
-            // Before the recording begins, a few frames measure the encoder (see `chooseEffort`).
-            if shared.samplesWanted > 0, !shared.stopping {
-                guard let buffer = shared.buffer(width: width, height: height) else { return nil }
-                shared.samplesWanted -= 1
-                return (buffer, frame.timestampNanoseconds, true)
-            }
             guard shared.encoderReady, !shared.stopping, !shared.paused else { return nil }
             // A limit of D seconds keeps exactly the frames taken in [0, D): later ones are neither
             // recorded nor counted as lost (the encoding thread ends the recording at the first).
@@ -446,9 +450,9 @@ public final class MovieFileOutput: FrameConsumer {
             } else {
                 shared.nextDue = nil
             }
-            return (buffer, time, false)
+            return (buffer, time)
         }
-        guard let (buffer, time, sample) = taken else {
+        guard let (buffer, time) = taken else {
             // The encoding thread may be waiting with nothing queued: let it see the limit.
             if recording.shared.withLock({ $0.pastLimit }) { recording.wake.signal() }
             return
@@ -462,10 +466,10 @@ public final class MovieFileOutput: FrameConsumer {
                 try converter.convert(frame.buffer, into: buffer)
             }
         } catch {
-            if !sample { recording.shared.withLock { $0.dropped += 1 } }
+            recording.shared.withLock { $0.dropped += 1 }
             return
         }
-        recording.shared.withLock { $0.queue.append(sample ? .sample(buffer) : .video(buffer, time)) }
+        recording.shared.withLock { $0.queue.append(.video(buffer, time)) }
         recording.wake.signal()
     }
 
