@@ -109,6 +109,7 @@ extension CameraModel {
     func applyVideoMode() async {
         guard let camera else { return }
         if let failure = await capture.setVideoMode(videoMode, on: camera) { toast(CameraWords.translate("The video size could not be set: %@", CameraWords.reason(failure))) }
+        prepareRecording()
     }
 }
 

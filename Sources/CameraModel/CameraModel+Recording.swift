@@ -80,6 +80,7 @@ extension CameraModel {
             toast(CameraWords.translate("The video stopped early: %@", CameraWords.reason(error)))
         }
         guard let summary = ended.summary, summary.frameCount > 0 else { return }
+        if let kept = summary.keptFrameRate { toast(Self.droppedFramesWords(kept: kept, camera: summary.cameraFrameRate)) }
         guard let library = await openLibrary() else {
             if let error = libraryError { toast(CameraWords.translate("The video was not added to the library: %@", CameraWords.reason(error))) }
             return
@@ -95,6 +96,17 @@ extension CameraModel {
         } catch {
             toast(CameraWords.translate("The video was not added to the library: %@", CameraWords.reason(error)))
         }
+    }
+
+    /// Said once after a recording whose frames were dropped because encoding could not keep up
+    /// (left out evenly: the movie keeps its length): its frames per second against the camera's.
+    nonisolated static func droppedFramesWords(kept: Double, camera: Double) -> String {
+        func rate(_ value: Double) -> String {
+            let tenths = (value * 10).rounded()
+            return tenths.truncatingRemainder(dividingBy: 10) == 0 ? String(Int(tenths / 10)) : String(Double(tenths) / 10)
+        }
+        return CameraWords.translate("The video has %@ frames per second instead of the camera's %@: encoding could not keep up, so frames were left out evenly.",
+                                     rate(kept), rate(camera))
     }
 
     /// Indexes a finished recording that already lies in the videos folder.

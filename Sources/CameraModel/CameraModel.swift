@@ -274,6 +274,7 @@ public final class CameraModel {
             isDisconnected = false
             screen = .preview
             await refreshControlValues()
+            prepareRecording()
         case let .failure(error):
             // Which program holds a busy camera: read from /proc off the main thread.
             var holder: String?
@@ -363,6 +364,16 @@ public final class CameraModel {
         guard !isRecording, mode != self.mode else { return }
         self.mode = mode
         preferences.setString(PreferenceKey.mode, mode.rawValue)
+        prepareRecording()
+    }
+
+    /// In video mode with the preview running, has the encoder measured on the camera's frames
+    /// ahead of the first recording at this size (`MovieFileOutput.prepareRecording`), so that
+    /// pressing record starts the recording's clock at once rather than after a measurement.
+    func prepareRecording() {
+        guard mode == .video, screen == .preview, !isRecording else { return }
+        let movies = capture.movies
+        Task { await movies.prepareRecording() }
     }
 
     /// Flash off / on / auto (remembered).

@@ -175,7 +175,8 @@ enum RecordCommand {
         }
         guard let summary, summary.frameCount > 0 else { throw .capture(.timeout(device: device.localizedName, seconds: 10)) }
         if summary.droppedFrameCount > 0 {
-            FileHandle.standardError.write(Data((L("%@ frames were dropped: encoding could not keep up; try a smaller --size or --format mp4.", String(summary.droppedFrameCount)) + "\n").utf8))
+            let kept = summary.keptFrameRate ?? Double(summary.frameCount) / max(summary.duration, 0.001)
+            FileHandle.standardError.write(Data((droppedLine(dropped: summary.droppedFrameCount, kept: kept, camera: summary.cameraFrameRate, format: format) + "\n").utf8))
         }
         if summary.skippedFrameCount > 0 {
             FileHandle.standardError.write(Data((L("%@ frames were skipped by the camera: it could not keep its frame rate; try a smaller --size or --fps.", String(summary.skippedFrameCount)) + "\n").utf8))
@@ -194,6 +195,23 @@ enum RecordCommand {
             }
         }
         output(path)
+    }
+
+    /// The line for frames dropped because encoding could not keep up: how many, that they were
+    /// left out evenly (the movie keeps its length with fewer frames per second: `kept`, against
+    /// the camera's `camera`), and what records them all: a smaller --size or a lower --fps (or
+    /// MP4's faster encoder, for a WebM).
+    static func droppedLine(dropped: Int, kept: Double, camera: Double, format: MovieSettings.Format) -> String {
+        let (count, kept, camera) = (String(dropped), fps(kept), fps(camera))
+        return format == .mp4
+            ? L("%@ frames were dropped, evenly, because encoding could not keep up: the movie has %@ frames per second instead of %@; try a smaller --size or a lower --fps.", count, kept, camera)
+            : L("%@ frames were dropped, evenly, because encoding could not keep up: the movie has %@ frames per second instead of %@; try a smaller --size, a lower --fps or --format mp4.", count, kept, camera)
+    }
+
+    /// "12.5", "30" or "9.6": a frame rate to one decimal, without a trailing ".0".
+    static func fps(_ value: Double) -> String {
+        let tenths = (value * 10).rounded()
+        return tenths.truncatingRemainder(dividingBy: 10) == 0 ? String(Int(tenths / 10)) : String(format: "%.1f", tenths / 10)
     }
 
     /// The line for a movie left fragmented because its final rewrite into a regular MP4 failed

@@ -148,6 +148,16 @@ struct CameraModelTests {
         return messages
     }
 
+    @Test("a recording whose frames were dropped to keep up is said once in words of the translation template: the movie's frames per second against the camera's")
+    func droppedFramesWords() throws {
+        let messages = try Self.templateMessages()
+        #expect(CameraModel.droppedFramesWords(kept: 7, camera: 12.5)
+                == "The video has 7 frames per second instead of the camera's 12.5: encoding could not keep up, so frames were left out evenly.")
+        #expect(CameraModel.droppedFramesWords(kept: 9.64, camera: 30).hasPrefix("The video has 9.6 frames per second instead of the camera's 30:"))
+        #expect(messages.contains("The video has %@ frames per second instead of the camera's %@: encoding could not keep up, so frames were left out evenly."),
+                "not in po/pinhole.pot (scripts/translations update)")
+    }
+
     @Test("a file the library refuses to import is said by the case of its reason, in words of the translation template, never the library's own description")
     func importRefusalWords() throws {
         let messages = try Self.templateMessages()

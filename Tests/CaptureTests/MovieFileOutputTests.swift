@@ -76,7 +76,8 @@ extension VirtualCameraSuites {
             #expect(account.accountedSlots >= Int((2 / interval).rounded()), "\(account)")
             // …and no more frame times than the recording lasted (the camera holds a few late frames).
             #expect(Double(account.accountedSlots) * interval <= lasted + 6 * interval, "\(account) in \(lasted) s")
-            #expect(abs(summary.duration - (account.times.last ?? -1)) < 0.002, "\(summary.duration) s; \(account)")
+            #expect(abs(summary.duration - account.duration) < 0.002, "\(summary.duration) s; \(account)")
+            #expect(summary.frameCount + summary.droppedFrameCount <= summary.cameraFrameCount, "\(summary)")
             #expect(summary.fileSize == (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64))
             #expect(throws: CaptureError.self) { try output.startRecording(to: path, delegate: nil) }  // exists: never overwritten
         }
@@ -182,6 +183,93 @@ extension VirtualCameraSuites {
             #expect(!output.isRecording)
         }
 
+        @Test("an encoder too slow for the camera: a 3-s recording lasts 3 s, with fewer frames per second spread evenly over it, the faster preset, honest counts, and the summary saying so")
+        func slowEncoder() async throws {
+            let folder = try TemporaryDirectory()
+            let output = MovieFileOutput()
+            output.maxRecordedDuration = 3
+            // 0.15 s of extra work per frame: at most 6.7 frames per second, against the camera's 30
+            // (in the measurement at the start too, so no preset can keep up).
+            output.encoderFrameDelay = 0.15
+            let session = try await session(output)
+            defer { session.stopRunning() }
+            let interval = try interval(session)
+            let path = folder.path("slow.mp4")
+            try await output.startRecording(to: path, timeout: patience)
+            let summary = try #require(await output.waitUntilFinished())
+            #expect(output.lastError == .recordingLimitReached(path: path, limit: "maximum duration of 3 s"))
+            #expect(try decodesCleanly(path))
+            let account = try RecordingAccount(path: path, frameInterval: interval, reportedLost: summary.droppedFrameCount + summary.skippedFrameCount)
+            // As long as asked (± a frame interval), whatever the encoder's speed; the summary says the same.
+            #expect(abs(account.duration - 3) <= interval, "\(account)")
+            #expect(abs(summary.duration - account.duration) < 0.002, "\(summary.duration) s; \(account)")
+            // The camera's timestamps, every missing frame time reported lost.
+            account.checkTiming(onGrid: true)
+            account.checkLossesReported(trailing: nil)
+            #expect(summary.frameCount == account.times.count, "\(summary); \(account)")
+            // Spread evenly over the whole 3 s: no gap (the last frame's until the end included)
+            // longer than three times the mean, nor any of a second.
+            let gaps = account.gapsToTheEnd
+            let mean = account.duration / Double(max(1, account.times.count))
+            #expect((gaps.max() ?? 9) <= 3 * mean && (gaps.max() ?? 9) < 1, "gaps \(gaps.map { ($0 * 1000).rounded() / 1000 }); \(account)")
+            // Honest counts: the frames the camera sent within the 3 s (no more than 3 s holds)
+            // are each recorded or dropped.
+            #expect(summary.cameraFrameCount <= Int((3 / interval).rounded()), "\(summary)")
+            #expect(summary.frameCount + summary.droppedFrameCount <= summary.cameraFrameCount, "\(summary)")
+            #expect(summary.droppedFrameCount > 0 && summary.frameCount >= 2, "\(summary)")
+            // The summary's words: the faster preset was chosen from the measurement, fewer frames
+            // per second than the camera's (what the file has), the camera's rate.
+            #expect(summary.preset == "ultrafast", "\(summary)")
+            let kept = try #require(summary.keptFrameRate, "\(summary)")
+            #expect(abs(kept - Double(account.times.count) / account.duration) < 0.05 && kept < 1 / interval, "\(kept) fps; \(account)")
+            #expect(abs(summary.cameraFrameRate - 1 / interval) < 0.01, "\(summary)")
+        }
+
+        @Test("measured ahead (prepareRecording): a recording uses that measurement instead of measuring again, and a second preparation measures nothing")
+        func preparedEncoder() async throws {
+            let folder = try TemporaryDirectory()
+            let output = MovieFileOutput()
+            output.maxRecordedDuration = 1
+            // Measured while too slow for any preset but the fastest…
+            output.encoderFrameDelay = 0.15
+            let session = try await session(output)
+            defer { session.stopRunning() }
+            await output.prepareRecording()
+            #expect(output.measurementCount == 1)
+            await output.prepareRecording()
+            #expect(output.measurementCount == 1, "measured again")
+            // …then fast again: the recording keeps the fastest preset chosen ahead of it, so it
+            // did not measure for itself (that would find the preset asked for fast enough).
+            output.encoderFrameDelay = 0
+            let path = folder.path("prepared.mp4")
+            try await output.startRecording(to: path, timeout: patience)
+            let summary = try #require(await output.waitUntilFinished())
+            #expect(summary.preset == "ultrafast", "\(summary)")
+            #expect(output.measurementCount == 1)
+            #expect(try decodesCleanly(path))
+        }
+
+        @Test("an encoder that keeps up: every frame kept, none dropped, the preset asked for (ultrafast stays ultrafast)")
+        func fastEncoder() async throws {
+            let folder = try TemporaryDirectory()
+            let output = MovieFileOutput()
+            output.maxRecordedDuration = 1
+            output.options = .init(preset: "ultrafast")
+            let session = try await session(output)
+            defer { session.stopRunning() }
+            let interval = try interval(session)
+            let path = folder.path("fast.mp4")
+            try await output.startRecording(to: path, timeout: patience)
+            let summary = try #require(await output.waitUntilFinished())
+            let account = try RecordingAccount(path: path, frameInterval: interval, reportedLost: summary.droppedFrameCount + summary.skippedFrameCount)
+            #expect(abs(account.duration - 1) <= interval, "\(account)")
+            #expect(summary.preset == "ultrafast")
+            // Whatever a busy machine dropped is reported, and the rate said with it.
+            #expect((summary.keptFrameRate == nil) == (summary.droppedFrameCount == 0), "\(summary)")
+            #expect(summary.frameCount + summary.droppedFrameCount <= summary.cameraFrameCount, "\(summary)")
+            account.checkLossesReported(trailing: nil)
+        }
+
         @Test("maxRecordedDuration finishes the file with the limit as the reason; pausing leaves no gap")
         func limitsAndPause() async throws {
             let folder = try TemporaryDirectory()
@@ -220,7 +308,8 @@ extension VirtualCameraSuites {
             #expect(account.accountedSlots >= expected - join, "\(account)")
             // No frame at or past the limit (WebM keeps times to the millisecond: 1.4996 s reads 1.5).
             #expect((account.times.last ?? 0) < 1.5 + 0.001, "no frame at or past the limit: \(account)")
-            #expect(abs(summary.duration - (account.times.last ?? -1)) < 0.002, "\(summary.duration) s; \(account)")
+            // The movie lasts the limit: its last frame until then.
+            #expect(abs(account.duration - 1.5) < 0.002 && abs(summary.duration - account.duration) < 0.002, "\(summary.duration) s; \(account)")
         }
     }
 }

@@ -125,6 +125,44 @@ struct MovieWriterTests {
         }
     }
 
+    @Test("finish(endingAt:): the last frame lasts until the recording's end, so a movie with few frames per second is as long as the recording",
+          arguments: [MovieSettings.Format.mp4, .webmVP8])
+    func lastFrameLastsUntilTheEnd(format: MovieSettings.Format) throws {
+        let folder = try TemporaryDirectory()
+        let recording = try SyntheticRecording()
+        let path = folder.path("sparse.\(format.fileExtension)")
+        let writer = try MovieWriter(path: path, settings: MovieSettings(format: format, width: 320, height: 240, frameRate: 30, audio: nil))
+        // Five frames 0.4 s apart from a 30-fps camera (the rest left out), over a 2-s recording.
+        let start: Int64 = 7_000_000_000
+        for index in 0..<5 { try writer.appendVideo(recording.frames[index], timestampNanoseconds: start + Int64(index) * 400_000_000) }
+        try writer.finish(endingAt: start + 2_000_000_000)
+        #expect(abs(writer.duration - 2) < 0.001, "\(writer.duration) s")
+        let length = Double(try ffprobe(path, select: nil, "format=duration")["duration"] ?? "") ?? 0
+        #expect(abs(length - 2) < 0.002, "\(length) s")
+        #expect(try videoFrameTimes(path).map { ($0 * 10).rounded() / 10 } == [0, 0.4, 0.8, 1.2, 1.6])
+        #expect(try decodesCleanly(path))
+        // Without an end (or one not after the last frame) the last frame lasts one frame interval.
+        let plain = folder.path("plain.\(format.fileExtension)")
+        let other = try MovieWriter(path: plain, settings: MovieSettings(format: format, width: 320, height: 240, frameRate: 30, audio: nil))
+        for index in 0..<3 { try other.appendVideo(recording.frames[index], timestampNanoseconds: start + Int64(index) * 100_000_000) }
+        try other.finish(endingAt: start)
+        let plainLength = Double(try ffprobe(plain, select: nil, "format=duration")["duration"] ?? "") ?? 0
+        #expect(abs(plainLength - (0.2 + 1.0 / 30)) < 0.002 && abs(other.duration - plainLength) < 0.002, "\(plainLength) s, \(other.duration) s")
+    }
+
+    @Test("an encoder trial encodes frames as the writer would, writing nothing, and refuses frames of another size")
+    func encoderTrial() throws {
+        let recording = try SyntheticRecording()
+        let trial = try VideoEncoderTrial(settings: MovieSettings(width: 320, height: 240, frameRate: 30, preset: "ultrafast", audio: nil))
+        for frame in recording.frames.prefix(4) { try trial.encode(frame) }
+        #expect(trial.frameCount == 4)
+        let wrong = try PixelBuffer(format: .i420, width: 640, height: 480, rowAlignment: 64)
+        #expect(throws: MediaError.self) { try trial.encode(wrong) }
+        try trial.finish()
+        #expect(throws: MediaError.self) { try trial.encode(recording.frames[0]) }
+        #expect(throws: MediaError.self) { try VideoEncoderTrial(settings: MovieSettings(width: 320, height: 240, preset: "no-such-preset", audio: nil)) }
+    }
+
     @Test("sound from a card whose clock runs 100 ppm fast stays within one frame of the picture over 10 minutes")
     func tenMinuteSync() throws {
         let folder = try TemporaryDirectory()

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Media
+@testable import pinhole
 import Testing
 import TestSupport
 
@@ -137,11 +138,13 @@ extension CLITests {
     func recordFullDisk() throws {
         let folder = try TemporaryDirectory()
         let env = try isolatedEnvironment(folder)
-        let disk = try SmallDisk(at: folder.path("small"), size: "120k")
+        let disk = try SmallDisk(at: folder.path("small"), size: "400k")
         defer { disk.unmount() }
         let mountPoint = disk.path
         let path = mountPoint + "/full.mp4"
-        // Lossless (CRF 0) 1080p frames of the test pattern fill 120 kB in about three seconds.
+        // Lossless (CRF 0) 1080p frames of the test pattern fill 400 kB in over a second with
+        // ultrafast (about 300 kB/s: the preset a busy 2-core machine measures it needs) and in
+        // about ten with veryfast (40 kB/s).
         let result = try pinhole(["record", "--device", "test", "--size", "1920x1080", "--quality", "0", "--no-audio", "--duration", "60", "-o", path],
                                  environment: env)
         #expect(result.status == 6, "\(result.stderr)")
@@ -293,5 +296,21 @@ extension CLITests {
         #expect(result.stdout.range(of: #"\rRecording 0:0\d  \d+\.\d MB  \d+ dropped  \(Ctrl-C stops\) "#, options: .regularExpression) != nil, "\(result.stdout)")
         #expect(result.stdout.contains("\r\u{1B}[K"), "the progress line is cleared")
         #expect(result.stdout.contains(path))
+    }
+
+    @Test("frames dropped because encoding could not keep up: one line with the count (as RecordingAccount reads it), the movie's and the camera's frames per second, and advice naming only options `pinhole record` has (--format mp4 only for a WebM)")
+    func droppedFramesLine() throws {
+        let help = try pinhole(["record", "--help"]).stdout
+        let mp4 = RecordCommand.droppedLine(dropped: 17, kept: 7, camera: 12.5, format: .mp4)
+        #expect(mp4 == "17 frames were dropped, evenly, because encoding could not keep up: the movie has 7 frames per second instead of 12.5; try a smaller --size or a lower --fps.")
+        let webm = RecordCommand.droppedLine(dropped: 40, kept: 9.64, camera: 30, format: .webm)
+        #expect(webm.hasPrefix("40 frames were dropped") && webm.contains(" 9.6 frames per second instead of 30;") && webm.hasSuffix("or --format mp4."), "\(webm)")
+        for line in [mp4, webm] {
+            #expect(!line.contains("\n"))
+            let options = line.matches(of: /--[a-z]+/).map { String($0.output) }
+            #expect(!options.isEmpty)
+            for option in options { #expect(help.contains(option + " "), "\(option) is not in `pinhole record --help`") }
+        }
+        #expect(!mp4.contains("--format"), "an MP4 is already MP4")
     }
 }

@@ -159,10 +159,20 @@ public struct RecordingAccount: CustomStringConvertible {
         }
     }
 
-    /// The container's duration ends one interval after the last frame (within `tolerance` intervals).
+    /// The container's duration ends one interval after the last frame (within `tolerance`
+    /// intervals), or later by the frame times reported lost after it: a recording lasts until
+    /// the camera's last frame in it, recorded or not.
     public func checkDuration(tolerance: Double = 2, sourceLocation: SourceLocation = #_sourceLocation) {
         let last = times.last ?? 0
-        #expect(abs(duration - (last + interval)) <= tolerance * interval, "container duration: \(self)", sourceLocation: sourceLocation)
+        let lostAfter = Double(max(0, reportedLost - missingBetween))
+        let over = duration - (last + interval)
+        #expect(over >= -tolerance * interval && over <= (tolerance + lostAfter) * interval, "container duration: \(self)", sourceLocation: sourceLocation)
+    }
+
+    /// Gaps between neighbouring frames, the last frame's until the end of the file included.
+    public var gapsToTheEnd: [Double] {
+        let ends = times + [duration]
+        return zip(ends, ends.dropFirst()).map { $1 - $0 }
     }
 
     /// Checks everything above for a recording that should cover `expectedSlots` frame times

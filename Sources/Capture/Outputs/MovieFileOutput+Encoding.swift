@@ -22,7 +22,19 @@ extension MovieFileOutput {
             delay -= 0.02
         }
         try? MovieWriter.prepare(format: recording.options.format)
-        recording.shared.withLock { $0.encoderReady = true }
+        // The encoder's effort is chosen from a measurement on the camera's first frames (a file
+        // cannot change it once begun), and so is how many frames it keeps at first.
+        let interval = state.withLock { $0.frameInterval }
+        let effort = chooseEffort(recording, frameInterval: interval)
+        var pace = Pace(frameInterval: interval, secondsPerFrame: effort.secondsPerFrame)
+        let frameDelay = state.withLock { $0.encoderFrameDelay }
+        recording.shared.withLock {
+            $0.cameraInterval = Int64(interval * 1e9)
+            $0.keepInterval = pace.keepInterval
+            $0.encoderReady = true
+        }
+        // A stop that came during the measurement may have been taken by it.
+        recording.wake.signal()
         loop: while true {
             recording.wake.wait()
             while true {
@@ -44,14 +56,19 @@ extension MovieFileOutput {
                         if writer == nil {
                             let settings = MovieSettings(format: recording.options.format, width: buffer.width, height: buffer.height,
                                                          frameRate: state.withLock { $0.frameRate }, quality: recording.options.quality,
-                                                         preset: recording.options.preset, audio: recording.audio,
+                                                         preset: effort.preset, audio: recording.audio,
                                                          fragmentInterval: recording.fragmentInterval, rotation: rotation)
                             writer = try MovieWriter(path: recording.path, settings: settings, range: buffer.yuvRange, creationDate: recording.startedAt)
                         }
                         try writer?.appendVideo(buffer, timestampNanoseconds: time)
+                        if frameDelay > 0 { usleep(UInt32(frameDelay * 1e6)) }
                         if !started {
                             started = true
                             recording.delegate?.fileOutput(self, didStartRecordingTo: recording.path)
+                        }
+                        recording.shared.withLock { shared in
+                            let backlog = shared.queue.count { if case .video = $0 { true } else { false } }
+                            shared.keepInterval = pace.update(backlog: backlog)
                         }
                     case let .audio(samples, count, time):
                         let result = samples.withUnsafeBufferPointer { pointer in
@@ -93,7 +110,14 @@ extension MovieFileOutput {
             if case .recordingFailed = failure {
                 writer.abandon()
             } else {
-                do { leftFragmented = try writer.finish() } catch {
+                // The movie lasts as long as the recording: until its duration limit when that
+                // ended it, else one frame interval past the last frame the camera sent within
+                // it (kept or not: frames left out make fewer frames per second, not a shorter movie).
+                let end = recording.shared.withLock { shared -> Int64? in
+                    if shared.pastLimit, let first = shared.firstTime, let limit = recording.limits.duration { return first + Int64(limit * 1e9) }
+                    return shared.lastWindowTime.map { $0 + shared.cameraInterval }
+                }
+                do { leftFragmented = try writer.finish(endingAt: end) } catch {
                     writer.abandon()
                     failure = .recordingFailed(path: recording.path, cause: MovieFileOutput.cause(error, fileKept: true))
                 }
@@ -104,9 +128,11 @@ extension MovieFileOutput {
         var info = stat()
         let size = stat(recording.path, &info) == 0 ? Int64(info.st_size) : 0
         let (summary, waiters) = recording.shared.withLock { shared -> (RecordingSummary, [CheckedContinuation<RecordingSummary, Never>]) in
-            let summary = RecordingSummary(path: recording.path, duration: writer?.duration ?? 0, frameCount: writer?.videoFrameCount ?? 0,
+            let duration = writer?.duration ?? 0, frames = writer?.videoFrameCount ?? 0
+            let summary = RecordingSummary(path: recording.path, duration: duration, frameCount: frames,
                                            droppedFrameCount: shared.dropped, skippedFrameCount: shared.skipped, fileSize: size, hasAudio: recording.audio != nil && writer != nil,
-                                           leftFragmented: leftFragmented)
+                                           leftFragmented: leftFragmented, cameraFrameCount: shared.windowFrames, cameraFrameRate: 1 / interval,
+                                           keptFrameRate: shared.dropped > 0 && duration > 0 ? Double(frames) / duration : nil, preset: effort.preset)
             shared.summary = summary
             shared.error = failure
             shared.queue.removeAll()
@@ -133,5 +159,57 @@ extension MovieFileOutput {
     /// "2 s", or "2.5 s".
     private static func seconds(_ value: Double) -> String {
         value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+}
+
+extension MovieFileOutput {
+    /// How many of the camera's frames a recording keeps: every one while the encoder keeps up;
+    /// when it cannot, one every `keepInterval`, evenly (the movie keeps its length and timing,
+    /// with fewer frames per second). It starts from the measurement's seconds per frame and
+    /// follows the frames waiting for the encoder: a backlog of half the pool (more than a
+    /// file sync's pause) slows the pace, a steady empty queue lets it quicken again.
+    struct Pace {
+        /// The share of the encoder's measured speed a recording counts on (the rest is room
+        /// for sound, the muxer, the file's syncs and a machine that gets busier).
+        static let headroom = 0.8
+        /// The camera's frame interval (seconds).
+        let frameInterval: Double
+        /// Seconds between kept frames (0: every frame is kept).
+        private(set) var keep: Double
+        /// Frames to encode before the backlog is judged again (those queued when it last grew).
+        private var settling = 0
+        /// Frames encoded in a row with nothing waiting.
+        private var calm = 0
+
+        /// The pace for a camera with `frameInterval` and an encoder measured at `secondsPerFrame`.
+        init(frameInterval: Double, secondsPerFrame: Double?) {
+            self.frameInterval = frameInterval
+            let needed = (secondsPerFrame ?? 0) / Pace.headroom
+            keep = needed > frameInterval * 1.05 ? needed : 0
+        }
+
+        /// `keep` in nanoseconds, as the camera's thread compares it.
+        var keepInterval: Int64 { Int64(keep * 1e9) }
+
+        /// After a frame was encoded with `backlog` frames waiting: the new keep interval.
+        mutating func update(backlog: Int) -> Int64 {
+            if settling > 0 {
+                settling -= 1
+            } else if backlog >= MovieFileOutput.poolSize / 2 {
+                keep = max(keep, frameInterval) * 1.25
+                settling = backlog
+                calm = 0
+            } else if backlog == 0, keep > 0 {
+                calm += 1
+                if calm >= 8 {
+                    keep *= 0.9
+                    if keep < frameInterval * 1.05 { keep = 0 }
+                    calm = 0
+                }
+            } else {
+                calm = 0
+            }
+            return keepInterval
+        }
     }
 }

@@ -8,9 +8,14 @@ import Synchronization
 /// fragmented while recording, so a crash leaves a playable file; regular once finished).
 ///
 /// Frames are converted to I420 once on the camera's thread into a small pool (MJPEG decodes
-/// straight to YUV planes) and encoded on the output's own thread. When the encoder falls behind,
-/// the pool runs dry and frames are dropped and counted: memory stays bounded and the recording
-/// goes on. Timestamps are the driver's, so variable frame timing stays correct.
+/// straight to YUV planes) and encoded on the output's own thread. Before the recording's clock
+/// starts, a few of the camera's frames measure the encoder: when the x264 preset asked for cannot
+/// keep up with the camera on this machine, "ultrafast" is used. When encoding still falls behind,
+/// frames are left out evenly (one kept every so often, adjusted as the encoder's backlog grows
+/// or clears) and counted as dropped: the movie keeps its length and the driver's timestamps, with
+/// fewer frames per second (`RecordingSummary.keptFrameRate`), and memory stays bounded (a pool
+/// that still runs dry drops frames too, counted likewise). Timestamps are the driver's, so
+/// variable frame timing stays correct; the last frame lasts until the recording's end.
 public final class MovieFileOutput: FrameConsumer {
     /// Container, codecs and quality of new recordings.
     public struct Options: Sendable, Equatable {
@@ -18,7 +23,9 @@ public final class MovieFileOutput: FrameConsumer {
         public var format: MovieSettings.Format
         /// Constant-rate factor or bit rate.
         public var quality: MovieSettings.Quality
-        /// x264 preset.
+        /// x264 preset asked for. A measurement on the camera's first frames picks "ultrafast"
+        /// instead when this one cannot keep up with the camera on this machine (see
+        /// `RecordingSummary.preset`).
         public var preset: String
         /// Options (MP4, CRF 23, veryfast).
         public init(format: MovieSettings.Format = .mp4, quality: MovieSettings.Quality = .constantRateFactor(23), preset: String = "veryfast") {
@@ -48,9 +55,21 @@ public final class MovieFileOutput: FrameConsumer {
         var lastSummary: RecordingSummary?
         var soundSource: AudioDataOutput?
         var frameRate = 30
+        /// The camera's frame interval in seconds (`frameRate` is its rounded rate).
+        var frameInterval = 1.0 / 30
         var mirrorScratch: PixelBuffer?
         var encoderPatience = 60.0
         var encoderStartDelay = 0.0
+        /// See `encoderFrameDelay`.
+        var encoderFrameDelay = 0.0
+        /// The stream's frame size (set when it starts): what a recording's encoder is measured at.
+        var frameSize: (width: Int, height: Int)?
+        /// Frames being taken from the camera to measure an encoder (at most one measurement at a time).
+        var sampler: EncoderSampler?
+        /// Encoders measured on this machine, by what they were measured for (see `chooseEffort`).
+        var efforts: [EffortKey: Effort] = [:]
+        /// Encoder measurements made (see `measurementCount`).
+        var measurements = 0
     }
 
     /// One recording in progress, shared by the camera thread, the encoding thread and callers.
@@ -77,9 +96,22 @@ public final class MovieFileOutput: FrameConsumer {
             /// Frames the camera delivered since the recording began, whatever became of them
             /// (recorded, dropped, paused or past the limit): tells a silent camera from a slow encoder.
             var received = 0
-            /// FFmpeg and the encoder are open: frames are taken from now on (the recording's
-            /// first frame, and its clock, come after the encoder's start-up).
+            /// FFmpeg and the encoder are open and measured: frames are taken from now on (the
+            /// recording's first frame, and its clock, come after the encoder's start-up).
             var encoderReady = false
+            /// Frames the camera delivered within the recording's window (from its first frame
+            /// to its end, pauses excluded): every one is recorded or dropped.
+            var windowFrames = 0
+            /// The newest frame's time within the window, kept or not (after pause offsets).
+            var lastWindowTime: Int64?
+            /// The camera's frame interval in nanoseconds (set when the recording begins).
+            var cameraInterval: Int64 = 33_333_333
+            /// Nanoseconds between the frames kept when encoding cannot keep up with every one
+            /// (0: every frame is kept); the encoding thread adjusts it as it goes.
+            var keepInterval: Int64 = 0
+            /// When the next frame is due to be kept (with `keepInterval`), so that the frames
+            /// left out are spread evenly.
+            var nextDue: Int64?
             /// The first frame's time (after pause offsets): the duration limit counts from it.
             var firstTime: Int64?
             /// The last frame's time within the duration limit (after pause offsets).
@@ -92,6 +124,17 @@ public final class MovieFileOutput: FrameConsumer {
             var summary: RecordingSummary?
             var error: CaptureError?
             var waiters: [CheckedContinuation<RecordingSummary, Never>] = []
+
+            /// A free frame from the recording's pool (made at the first frame's size), or nil
+            /// when every one is in use (the encoder is behind) or the size changed.
+            mutating func buffer(width: Int, height: Int) -> PixelBuffer? {
+                if pool == nil {
+                    pool = try? PixelBufferPool(format: .i420, width: width, height: height, rowAlignment: 64,
+                                                maximumCount: MovieFileOutput.poolSize, preallocate: 3)
+                }
+                guard let pool, pool.width == width, pool.height == height else { return nil }
+                return pool.makeBuffer()
+            }
         }
         let shared = Mutex(Shared())
 
@@ -210,6 +253,13 @@ public final class MovieFileOutput: FrameConsumer {
     var encoderStartDelay: Double {
         get { state.withLock { $0.encoderStartDelay } }
         set { state.withLock { $0.encoderStartDelay = newValue } }
+    }
+
+    /// For tests: seconds the encoding thread spends on top of encoding each video frame (the
+    /// measurement at the start included), as a slow machine's encoder does.
+    var encoderFrameDelay: Double {
+        get { state.withLock { $0.encoderFrameDelay } }
+        set { state.withLock { $0.encoderFrameDelay = max(0, newValue) } }
     }
 
     private var current: Recording? { state.withLock { $0.recording } }
@@ -343,13 +393,23 @@ public final class MovieFileOutput: FrameConsumer {
 
     func streamWillStart(_ configuration: StreamConfiguration, device: CaptureDevice) throws(CaptureError) {
         let rate = Int(configuration.frameInterval.framesPerSecond.rounded())
-        state.withLock { $0.frameRate = rate > 0 ? rate : 30 }
+        let interval = configuration.frameInterval.seconds
+        state.withLock {
+            $0.frameRate = rate > 0 ? rate : 30
+            $0.frameInterval = interval > 0 ? interval : 1.0 / 30
+            $0.frameSize = (configuration.width, configuration.height)
+        }
     }
 
     func streamDidStop() {}
 
     func consume(_ frame: RawFrame, context: FrameContext) {
-        guard connection.isEnabled, let recording = current else { return }
+        guard connection.isEnabled else { return }
+        let (recording, sampler) = state.withLock { ($0.recording, $0.sampler) }
+        // Before a recording begins (or ahead of it, see `prepareRecording`), a few frames
+        // measure the encoder.
+        if let sampler { sampler.take(frame, converter: converter) }
+        guard let recording else { return }
         let width = frame.buffer.width, height = frame.buffer.height
         let taken = recording.shared.withLock { shared -> (PixelBuffer, Int64)? in
             shared.received += 1
@@ -369,13 +429,26 @@ public final class MovieFileOutput: FrameConsumer {
             }
             if shared.firstTime == nil { shared.firstTime = time } else { shared.skipped += context.gap }
             shared.lastTime = time
-            if shared.pool == nil {
-                shared.pool = try? PixelBufferPool(format: .i420, width: width, height: height, rowAlignment: 64,
-                                                   maximumCount: MovieFileOutput.poolSize, preallocate: 3)
-            }
-            guard let pool = shared.pool, pool.width == width, pool.height == height, let buffer = pool.makeBuffer() else {
+            shared.windowFrames += 1
+            shared.lastWindowTime = time
+            // Encoding cannot keep up with every frame: only one every `keepInterval` is kept,
+            // so the frames left out are spread evenly over the recording (the movie keeps its
+            // length and has fewer frames per second), not lost in bursts when the pool runs dry.
+            if shared.keepInterval > 0, let due = shared.nextDue, time < due - shared.cameraInterval / 2 {
                 shared.dropped += 1
                 return nil
+            }
+            guard let buffer = shared.buffer(width: width, height: height) else {
+                shared.dropped += 1
+                return nil
+            }
+            if shared.keepInterval > 0 {
+                // The next one is due a keep interval after this one was due (an even average
+                // rate), or after this one when it came much later than due.
+                let base = shared.nextDue.map { time - $0 > shared.keepInterval ? time : $0 } ?? time
+                shared.nextDue = base + shared.keepInterval
+            } else {
+                shared.nextDue = nil
             }
             return (buffer, time)
         }

@@ -20,11 +20,15 @@ extension MovieFileOutputRecordingDelegate {
 public struct RecordingSummary: Sendable, Equatable {
     /// The movie file.
     public let path: String
-    /// Length in seconds.
+    /// Length in seconds: the file's, which lasts until the recording's end (its duration limit,
+    /// or a frame interval past the camera's last frame in it), however few frames it kept.
     public let duration: Double
     /// Video frames in the file.
     public let frameCount: Int
-    /// Frames the camera delivered that were not recorded because encoding fell behind.
+    /// Frames the camera delivered within the recording that were not recorded because encoding
+    /// could not keep up: left out evenly (see `keptFrameRate`), or, in a sudden stall, because
+    /// every frame waiting for the encoder was taken. Never more than `cameraFrameCount` less
+    /// `frameCount`.
     public let droppedFrameCount: Int
     /// Frames the camera itself skipped during the recording (gaps in the driver's sequence
     /// numbers, for example a driver that cannot keep its rate). With `frameCount` and
@@ -38,4 +42,19 @@ public struct RecordingSummary: Sendable, Equatable {
     /// copy), or nil. The file is complete and plays; `MovieRecovery` (and `PhotoLibrary`, when
     /// next opened) finishes it later.
     public var leftFragmented: MediaError? = nil
+    /// Frames the camera delivered within the recording (from its first frame to its end,
+    /// pauses excluded): each is in the file or counted in `droppedFrameCount`, so
+    /// `frameCount + droppedFrameCount` never exceeds it.
+    public var cameraFrameCount = 0
+    /// The camera's frame rate (frames per second).
+    public var cameraFrameRate = 0.0
+    /// The movie's frames per second when frames were dropped because encoding could not keep
+    /// up: they are left out evenly across the recording, so the movie keeps its length with
+    /// fewer frames per second (this many, on average, against `cameraFrameRate`). Nil when no
+    /// frame was dropped. Worth saying once to whoever recorded: a smaller size or a lower
+    /// frame rate records every frame.
+    public var keptFrameRate: Double? = nil
+    /// The x264 preset the movie was encoded with: `MovieFileOutput.Options.preset`, or
+    /// "ultrafast" when a measurement at the start found that one too slow for the camera.
+    public var preset = ""
 }

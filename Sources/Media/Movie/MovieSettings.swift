@@ -15,7 +15,7 @@ public struct MovieSettings: Sendable, Equatable {
     }
 
     /// How much data the encoder may spend.
-    public enum Quality: Sendable, Equatable {
+    public enum Quality: Sendable, Hashable {
         /// A constant-rate factor: constant perceived quality, the size follows the picture
         /// (x264: 0–51, 23 by default; VP8/VP9: 4–63).
         case constantRateFactor(Int)

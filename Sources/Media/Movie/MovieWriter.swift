@@ -21,7 +21,8 @@ public final class MovieWriter {
     public var bytesWritten: Int64 { sink.written }
     /// Video frames encoded so far.
     public private(set) var videoFrameCount = 0
-    /// Length so far, in seconds (the newest video frame's time).
+    /// Length so far, in seconds: the newest video frame's time while recording; once finished,
+    /// the file's length (until the end its last frame lasts).
     public private(set) var duration: Double = 0
 
     private let sink: FileSink
@@ -142,6 +143,18 @@ public final class MovieWriter {
         let pts = (timestampNanoseconds - origin) * 9 / 100_000
         guard pts > lastVideoPTS else { return }
         lastVideoPTS = pts
+        try check(MovieWriter.send(buffer, pts: pts, through: frame, to: video), "encoding video")
+        try drain(video, stream: videoStream)
+        videoFrameCount += 1
+        duration = Double(timestampNanoseconds - origin) / 1e9
+    }
+
+    /// Sends one I420 frame at `pts` (the video time base) to `codec` through `frame` (reset
+    /// afterwards); returns FFmpeg's status. The frame's memory is lent to FFmpeg with a reference
+    /// on the buffer, released when the encoder lets go: no copy into FFmpeg-owned memory, and the
+    /// pool sees the buffer busy.
+    static func send(_ buffer: PixelBuffer, pts: Int64, through frame: UnsafeMutablePointer<AVFrame>,
+                     to codec: UnsafeMutablePointer<AVCodecContext>) -> Int32 {
         frame.pointee.format = AV_PIX_FMT_YUV420P.rawValue
         frame.pointee.width = Int32(buffer.width)
         frame.pointee.height = Int32(buffer.height)
@@ -150,22 +163,17 @@ public final class MovieWriter {
             frame.pointee[data: plane] = buffer.baseAddress(ofPlane: plane)
             frame.pointee[linesize: plane] = buffer.bytesPerRow(ofPlane: plane)
         }
-        // The frame's memory is lent to FFmpeg with a reference on the buffer, released when the
-        // encoder lets go: no copy into FFmpeg-owned memory, and the pool sees the buffer busy.
         let owner = Unmanaged.passRetained(buffer).toOpaque()
         frame.pointee.buf.0 = ffmpeg.av_buffer_create(buffer.baseAddress.assumingMemoryBound(to: UInt8.self), buffer.capacity,
                                                { opaque, _ in opaque.map { Unmanaged<PixelBuffer>.fromOpaque($0).release() } },
                                                owner, Int32(AV_BUFFER_FLAG_READONLY))
         guard frame.pointee.buf.0 != nil else {
             Unmanaged<PixelBuffer>.fromOpaque(owner).release()
-            throw .encoderFailed(format: "movie", reason: "out of memory")
+            return -12  // AVERROR(ENOMEM)
         }
-        let status = ffmpeg.avcodec_send_frame(video, frame)
+        let status = ffmpeg.avcodec_send_frame(codec, frame)
         ffmpeg.av_frame_unref(frame)
-        try check(status, "encoding video")
-        try drain(video, stream: videoStream)
-        videoFrameCount += 1
-        duration = Double(timestampNanoseconds - origin) / 1e9
+        return status
     }
 
     /// Flushes the encoders, writes the end of the file, makes an MP4 a regular one, and syncs it
@@ -173,8 +181,14 @@ public final class MovieWriter {
     /// remux needs room for a second copy): the file is complete and plays, but some players
     /// (GStreamer's) seek only in its first fragment; `MovieRecovery` finishes it later, as the
     /// photo library does when next opened. Nil when the file is final as intended.
+    ///
+    /// `end` (CLOCK_MONOTONIC nanoseconds, like the frames' timestamps) is when the recording
+    /// ended: the last frame lasts until then, so the file is as long as the recording was even
+    /// when its last frames were left out (a slow encoder keeps fewer frames per second, not a
+    /// shorter movie). Without it, or when it is not after the last frame, the last frame lasts
+    /// one nominal frame interval. `duration` is then the file's length.
     @discardableResult
-    public func finish() throws(MediaError) -> MediaError? {
+    public func finish(endingAt end: Int64? = nil) throws(MediaError) -> MediaError? {
         FFmpegLog.enter()
         defer { FFmpegLog.leave() }
         guard !finished, let format else { return nil }
@@ -185,7 +199,11 @@ public final class MovieWriter {
             if let video {
                 try check(ffmpeg.avcodec_send_frame(video, nil), "finishing the video")
                 try drain(video, stream: videoStream)
-                try writeHeldVideo(before: nil)
+                let last = lastVideoPTS
+                let endPTS = end.flatMap { end in origin.map { (end - $0) * 9 / 100_000 } }.flatMap { $0 > last ? $0 : nil }
+                let lasting = try writeHeldVideo(before: endPTS.map { ffmpeg.av_rescale_q($0, MovieWriter.videoTimeBase, videoStream.pointee.time_base) })
+                let base = videoStream.pointee.time_base
+                if lasting > 0 { duration = Double(last) / 90_000 + Double(lasting) * Double(base.num) / Double(base.den) }
             }
             if let audio, let audioStream {
                 try check(ffmpeg.avcodec_send_frame(audio, nil), "finishing the sound")
@@ -276,16 +294,17 @@ public final class MovieWriter {
         _ = ffmpeg.avcodec_open2(context, codec, nil)
     }
 
-    private func openVideo(range: YUVRange) throws(MediaError) {
-        let name = MovieWriter.encoderName(settings.format)
+    /// A video encoder for `settings`, configured but not opened (with the encoder's name, for
+    /// messages): the writer's, and `VideoEncoderTrial`'s, which measures the same encoder.
+    static func makeVideoEncoder(_ settings: MovieSettings, range: YUVRange, globalHeader: Bool) throws(MediaError) -> (UnsafeMutablePointer<AVCodecContext>, String) {
+        let name = encoderName(settings.format)
         guard let codec = ffmpeg.avcodec_find_encoder_by_name(name), let context = ffmpeg.avcodec_alloc_context3(codec) else {
             throw .encoderFailed(format: "movie", reason: "this FFmpeg has no \(name) encoder (install libavcodec59 from Debian)")
         }
-        video = context
         context.pointee.width = Int32(settings.width)
         context.pointee.height = Int32(settings.height)
         context.pointee.pix_fmt = AV_PIX_FMT_YUV420P
-        context.pointee.time_base = MovieWriter.videoTimeBase
+        context.pointee.time_base = videoTimeBase
         context.pointee.framerate = AVRational(num: Int32(settings.frameRate), den: 1)
         context.pointee.gop_size = Int32(max(1, (Double(settings.frameRate) * settings.fragmentInterval).rounded()))
         context.pointee.color_range = range == .full ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG
@@ -312,10 +331,15 @@ public final class MovieWriter {
             _ = ffmpeg.av_opt_set(context.pointee.priv_data, "cpu-used", "8", 0)
             if settings.format == .webm { _ = ffmpeg.av_opt_set(context.pointee.priv_data, "row-mt", "1", 0) }
         }
-        if let format, format.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 {
-            context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
-        }
-        try check(ffmpeg.avcodec_open2(context, codec, nil), "opening \(name)")
+        if globalHeader { context.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        return (context, name)
+    }
+
+    private func openVideo(range: YUVRange) throws(MediaError) {
+        let globalHeader = format.map { $0.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 } ?? false
+        let (context, name) = try MovieWriter.makeVideoEncoder(settings, range: range, globalHeader: globalHeader)
+        video = context
+        try check(ffmpeg.avcodec_open2(context, ffmpeg.avcodec_find_encoder_by_name(name), nil), "opening \(name)")
         try check(ffmpeg.avcodec_parameters_from_context(videoStream.pointee.codecpar, context), "describing the video")
         videoStream.pointee.time_base = context.pointee.time_base
         if settings.rotation != .none, let matrix = ffmpeg.av_stream_new_side_data(videoStream, AV_PKT_DATA_DISPLAYMATRIX, 36) {
@@ -367,12 +391,15 @@ public final class MovieWriter {
     }
 
     /// Writes the held video packet, lasting until `next` (a DTS in the stream's time base), or one
-    /// nominal frame when there is no next packet.
-    private func writeHeldVideo(before next: Int64?) throws(MediaError) {
-        guard let held = heldVideo, held.pointee.size > 0 || held.pointee.data != nil else { return }
+    /// nominal frame when there is no next packet; returns how long it lasts (0: none was held).
+    @discardableResult
+    private func writeHeldVideo(before next: Int64?) throws(MediaError) -> Int64 {
+        guard let held = heldVideo, held.pointee.size > 0 || held.pointee.data != nil else { return 0 }
         let nominal = ffmpeg.av_rescale_q(1, AVRational(num: 1, den: Int32(settings.frameRate)), videoStream.pointee.time_base)
-        held.pointee.duration = next.map { max(1, $0 - held.pointee.dts) } ?? nominal
+        let lasting = next.map { max(1, $0 - held.pointee.dts) } ?? nominal
+        held.pointee.duration = lasting
         try mux(held)
+        return lasting
     }
 
     /// Flushes FFmpeg's buffer and fdatasyncs the file. Called after each video key frame, which
