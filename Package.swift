@@ -11,6 +11,9 @@ let package = Package(
         .library(name: "PhotoLibrary", targets: ["PhotoLibrary"]),
         .executable(name: "pinhole", targets: ["pinhole"]),
         .executable(name: "pinhole-camera", targets: ["pinhole-camera"]),
+        // The harness the tests and the benchmark share (processes, a headless display and bus),
+        // as swift-nio ships NIOTestUtils: no shipping product depends on it.
+        .library(name: "PinholeTestSupport", targets: ["PinholeTestSupport"]),
     ],
     targets: [
         // C libraries from Debian's -dev packages (installed by scripts/setup).
@@ -62,12 +65,17 @@ let package = Package(
         .executableTarget(name: "pinhole-camera", dependencies: ["CameraModel", "Capture", "Media", "PhotoLibrary", "CGtk", "CCanberra"]),
         // The benchmark, pinhole-bench, is a package of its own (Benchmarks/), which uses these
         // libraries as any dependent package does: `swift build` here neither builds it nor links FFmpeg.
-        // Helpers the test targets share: running independent tools (exiftool, pngcheck, …), temporary folders.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // The harness the tests and the benchmark (Benchmarks/) share: starting, watching and
+        // stopping programs (`ChildProcess`, the one posix_spawn), and a headless display and
+        // session bus with the app's folders and settings (`HeadlessSession`). Glibc only.
+        .target(name: "PinholeTestSupport"),
+        // Helpers the test targets share, over PinholeTestSupport: running independent tools
+        // (exiftool, pngcheck, …) as test failures, temporary folders, stand-in services.
+        .target(name: "TestSupport", dependencies: ["PinholeTestSupport"], path: "Tests/TestSupport"),
         .testTarget(name: "MediaTests", dependencies: ["Media", "CYUV", "CAV", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Media", "TestSupport"]),
         .testTarget(name: "PinholeCLITests", dependencies: ["pinhole", "Media", "TestSupport"]),
         .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "Media", "TestSupport"]),
-        .testTarget(name: "CameraAppTests", dependencies: ["CameraModel", "Capture", "Media", "PhotoLibrary", "TestSupport"]),
+        .testTarget(name: "CameraAppTests", dependencies: ["CameraModel", "Capture", "Media", "PhotoLibrary", "TestSupport", "PinholeTestSupport"]),
     ]
 )

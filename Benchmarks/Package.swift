@@ -20,7 +20,9 @@ let package = Package(
         // Peers/*.c are compiled by the bench itself, during the camera app and gallery stages, not by SwiftPM.
         .executableTarget(name: "pinhole-bench",
                           dependencies: [.product(name: "Media", package: "Pinhole"), .product(name: "Capture", package: "Pinhole"),
-                                         .product(name: "PhotoLibrary", package: "Pinhole"), "CPeers"],
+                                         .product(name: "PhotoLibrary", package: "Pinhole"), "CPeers",
+                                         // The harness the tests share: processes, the headless display and bus.
+                                         .product(name: "PinholeTestSupport", package: "Pinhole")],
                           exclude: ["Peers/gtk4-floor.c", "Peers/gtk4-grid-floor.c", "Peers/screen-watch.c"]),
     ]
 )

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Media
+import PinholeTestSupport
 import Testing
 import TestSupport
 
@@ -14,11 +15,13 @@ struct AppSuites {}
 /// drives the app's test cameras (unplug, busy, fatal error). Everything stops when the value dies.
 final class AppSession: @unchecked Sendable {
     let folder: TemporaryDirectory
-    let display: String
-    let busAddress: String
+    /// The display and session bus (`HeadlessSession`, shared with the bench), the bus starting no service by itself.
+    private let headless: HeadlessSession
+    /// The X display, ":N".
+    var display: String { headless.display }
+    /// The session bus address.
+    var busAddress: String { headless.busAddress }
     let control: String
-    private let xvfb: BackgroundProcess
-    private let bus: BackgroundProcess
     private var accessibilityBus: BackgroundProcess?
     private var registry: BackgroundProcess?
     private(set) var app: BackgroundProcess?
@@ -34,48 +37,11 @@ final class AppSession: @unchecked Sendable {
     /// starts ("ask-before-saving": "true"); the schema is compiled from the source tree's data/.
     init(testCameras: Bool = true, preferences: [String: String] = [:], extra: [String: String] = [:]) throws {
         folder = try TemporaryDirectory()
-        let schemas = folder.path("schemas")
-        try FileManager.default.createDirectory(atPath: schemas, withIntermediateDirectories: true)
-        let compiled = try runTool("glib-compile-schemas", ["--strict", "--targetdir=" + schemas, AppSession.repository + "/data"])
-        try #require(compiled.status == 0, "the schema does not compile: \(compiled.stderr)")
-        try AppSession.writeKeyfile(preferences, in: folder.path("config"))
-        // -noreset: by default Xvfb resets itself when its last client leaves, and a client that
-        // connects during that reset is refused (the probe below left, and the accessibility
-        // registry, connecting next, died with "Cannot open default display" on a busy CI run).
-        xvfb = try BackgroundProcess(["/usr/bin/Xvfb", "-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset"])
-        try #require(xvfb.waitForOutput(containing: "\n", seconds: 30), "Xvfb did not start: \(xvfb.errors)")
-        display = ":" + xvfb.output.trimmingCharacters(in: .whitespacesAndNewlines)
-        // Clients connect only once the server answers one (an accessibility registry that came
-        // first on a busy machine gave up with "Cannot open default display").
-        let server = display
-        let answering = waitFor(seconds: 30) { (try? runTool("xdotool", ["getdisplaygeometry"], environment: ["DISPLAY": server]))?.status == 0 }
-        try #require(answering, "Xvfb on \(server) does not answer: \(xvfb.errors)")
-        // The session's own bus, which starts no service by itself: on a desktop machine the
-        // system's service files would let the app's first portal question (libadwaita reads
-        // the colour scheme from org.freedesktop.portal.Settings) start the real
-        // xdg-desktop-portal, whose chooser then stands in for the one a test drives. The tests
-        // start what they need (the accessibility bus and registry, stand-in services).
-        mkdir(folder.path("runtime"), 0o700)
-        let config = folder.path("session-bus.conf")
-        try """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-             "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <keep_umask/>
-              <listen>unix:tmpdir=\(folder.path("runtime"))</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """.write(toFile: config, atomically: true, encoding: .utf8)
-        bus = try BackgroundProcess(["/usr/bin/dbus-daemon", "--config-file=" + config, "--nofork", "--print-address=1"],
-                                    environment: ["DISPLAY": display, "XDG_RUNTIME_DIR": folder.path("runtime"), "XDG_CACHE_HOME": folder.path("cache")])
-        try #require(bus.waitForOutput(containing: "\n", seconds: 30), "dbus-daemon did not start: \(bus.errors)")
-        busAddress = bus.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        // The probe: clients connect only once the server answers one (an accessibility registry
+        // that came first on a busy machine gave up with "Cannot open default display").
+        headless = try HeadlessSession(folder: folder.url.path, schemas: AppSession.repository + "/data", screen: "1280x800x24", bus: .isolated,
+                                       preferences: preferences, probe: true)
+        let display = headless.display, busAddress = headless.busAddress
         // The accessibility bus and its registry, up before the app starts: left to start on
         // demand, the app sometimes registered before the registry could hear it, and stayed
         // invisible to AT-SPI for its whole life.
@@ -103,11 +69,8 @@ final class AppSession: @unchecked Sendable {
         try #require(registered, "the accessibility registry did not start: \(registryProcess.errors)")
         control = folder.path("control")
         try #require(mkfifo(control, 0o600) == 0)
-        environment = ["DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": busAddress, "GSK_RENDERER": "cairo", "GDK_BACKEND": "x11",
-                       "GSETTINGS_BACKEND": "keyfile", "GSETTINGS_SCHEMA_DIR": schemas,
-                       "PINHOLE_LIBRARY": folder.path("library"), "PINHOLE_TEST_CONTROL": control,
-                       "XDG_RUNTIME_DIR": folder.path("runtime"), "XDG_CONFIG_HOME": folder.path("config"), "XDG_CACHE_HOME": folder.path("cache"),
-                       "XDG_DATA_HOME": folder.path("data"), "PULSE_SERVER": "unix:" + folder.path("no-pulse"), "WAYLAND_DISPLAY": ""]
+        environment = headless.settings
+        environment["PINHOLE_TEST_CONTROL"] = control
         if testCameras { environment["PINHOLE_TEST_CAMERA"] = "1" }
         environment.merge(extra) { $1 }
     }
@@ -116,32 +79,14 @@ final class AppSession: @unchecked Sendable {
         if controlWriter >= 0 { close(controlWriter) }
         app?.stop()
         registry?.stop()
-        // The launcher's own D-Bus daemon outlives it: stop every process of this session's
-        // runtime folder (their command lines name it).
         accessibilityBus?.stop()
-        AppSession.killProcesses(mentioning: folder.path("runtime"))
-    }
-
-    /// Kills processes whose command line contains `text` (daemons a test's services left).
-    static func killProcesses(mentioning text: String) {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return }
-        for entry in entries {
-            guard let pid = Int32(entry), pid != getpid(),
-                  let command = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(entry)/cmdline")) else { continue }
-            if String(decoding: command, as: UTF8.self).contains(text) { kill(pid, SIGKILL) }
-        }
+        // The launcher's own D-Bus daemon outlives it: the session stops every process whose
+        // environment or command line names its folder, then the bus and the display.
+        headless.stop()
     }
 
     /// The source tree (the tests run from it; scripts/vm sets PINHOLE_REPO).
     static var repository: String { ProcessInfo.processInfo.environment["PINHOLE_REPO"] ?? FileManager.default.currentDirectoryPath }
-
-    /// Writes GSettings' keyfile for the app's schema (values in GVariant text: true, 'video', 3).
-    static func writeKeyfile(_ values: [String: String], in configHome: String) throws {
-        let folder = configHome + "/glib-2.0/settings"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let lines = ["[io/github/pinhole/Camera]"] + values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        try (lines.joined(separator: "\n") + "\n").write(toFile: folder + "/keyfile", atomically: true, encoding: .utf8)
-    }
 
     /// What GSettings' keyfile holds now (the app writes it as settings change).
     var keyfile: String { (try? String(contentsOfFile: folder.path("config/glib-2.0/settings/keyfile"), encoding: .utf8)) ?? "" }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PinholeTestSupport
 import Testing
 import TestSupport
 
@@ -77,7 +78,7 @@ struct AppStateTests {
         let made = try runTool("mknod", ["-m", "660", node, "c", "1", "3"])
         try #require(made.status == 0, "\(made.stderr)")
         _ = try runTool("chgrp", ["video", node])
-        try AppSession.writeKeyfile([:], in: home + "/config")
+        try HeadlessSession.writeKeyfile([:], in: home + "/config")
         _ = try runTool("chown", ["-R", "65534:65534", home + "/runtime", home + "/config", home + "/cache", home + "/data", home + "/library"])
         chmod(home + "/runtime", 0o700)
         chmod(session.folder.url.path, 0o755)

@@ -1,4 +1,5 @@
 import Foundation
+import PinholeTestSupport
 import Synchronization
 import Testing
 
@@ -23,30 +24,22 @@ public struct ToolResult {
 /// absolute path. A missing tool is a failure, not a skip: the tests exist to have files checked
 /// by programs we did not write. `environment` adds to (or replaces in) this process's.
 public func runTool(_ name: String, _ arguments: [String], environment: [String: String] = [:]) throws -> ToolResult {
-    let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"]
-    let executable = name.hasPrefix("/") ? name : paths.map({ "\($0)/\(name)" }).first(where: { FileManager.default.isExecutableFile(atPath: $0) })
-    guard let executable, FileManager.default.isExecutableFile(atPath: executable) else {
+    guard let executable = Subprocess.find(name) else {
         Issue.record("\(name) is not installed; run scripts/setup")
         throw CocoaError(.fileNoSuchFile)
     }
     return try spawn([executable] + arguments, environment: environment)
 }
 
-/// Runs `argv` with posix_spawn and waitpid, its output collected through files. (Foundation's
-/// Process needs a run-loop wake-up socket, which fails inside the test VM and then hangs.)
+/// Runs `argv` to its end (`Subprocess.run`), its output collected through files, with
+/// `environment` added to this process's.
 public func spawn(_ argv: [String], environment: [String: String] = [:]) throws -> ToolResult {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pinhole-spawn-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: folder) }
-    let outPath = folder.appendingPathComponent("out").path, errPath = folder.appendingPathComponent("err").path
-    let pid = try startProcess(argv, environment: environment, stdout: outPath, stderr: errPath)
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    let signal = status & 0x7F
-    let code = signal == 0 ? (status >> 8) & 0xFF : 128 + signal
-    let out = (try? Data(contentsOf: URL(fileURLWithPath: outPath))) ?? Data()
-    let err = (try? Data(contentsOf: URL(fileURLWithPath: errPath))) ?? Data()
-    return ToolResult(status: code, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    let result = Subprocess.run(argv, environment: ChildProcess.environment(adding: environment), scratch: FileManager.default.temporaryDirectory.path,
+                                captureOutput: true)
+    guard result.status != 127 || result.wallSeconds > 0 else {
+        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: result.errors])
+    }
+    return ToolResult(status: result.status, stdout: result.output, stderr: result.errors)
 }
 
 /// CRC-32 as PNG uses it, for crafting test files by hand.
@@ -84,66 +77,25 @@ public func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
     }
 }
 
-/// Starts `argv` with posix_spawn, standard input from /dev/null and output to the files given,
-/// with `environment` added to this process's; returns its process ID. With `ownGroup`, the
-/// program leads a process group of its own, which its children (daemons it starts) share.
-func startProcess(_ argv: [String], environment: [String: String], stdout: String, stderr: String, ownGroup: Bool = false) throws -> pid_t {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    var merged = ProcessInfo.processInfo.environment
-    for (key, value) in environment { merged[key] = value }
-    let cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-    let cEnvironment: [UnsafeMutablePointer<CChar>?] = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { cArguments.forEach { free($0) }; cEnvironment.forEach { free($0) } }
-    // The child starts as from a shell: no signal blocked, every signal's default action (the
-    // test runner's threads block signals, which children would otherwise inherit; GLib programs
-    // such as the accessibility bus launcher then never hear of their own children).
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var noSignals = sigset_t(), allSignals = sigset_t()
-    sigemptyset(&noSignals)
-    sigfillset(&allSignals)
-    posix_spawnattr_setsigmask(&attributes, &noSignals)
-    posix_spawnattr_setsigdefault(&attributes, &allSignals)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | (ownGroup ? POSIX_SPAWN_SETPGROUP : 0)))
-    posix_spawnattr_setpgroup(&attributes, 0)
-    var pid: pid_t = 0
-    let result = cArguments.withUnsafeBufferPointer { args in
-        cEnvironment.withUnsafeBufferPointer { env in
-            posix_spawn(&pid, argv[0], &actions, &attributes, UnsafeMutablePointer(mutating: args.baseAddress!), UnsafeMutablePointer(mutating: env.baseAddress!))
-        }
-    }
-    guard result == 0 else {
-        throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "cannot start \(argv[0]): \(String(cString: strerror(result)))"])
-    }
-    return pid
-}
-
-/// A program running beside a test (a private D-Bus daemon, a stand-in service), stopped by `stop()`
-/// or when the value dies. Its output goes to files the test can read while it runs.
+/// A program running beside a test (a private D-Bus daemon, a stand-in service, the app), a
+/// `ChildProcess` with `environment` added to this process's, stopped by `stop()` or when the value
+/// dies. Its output goes to files the test can read while it runs.
 public final class BackgroundProcess: @unchecked Sendable {
-    /// The process ID.
-    public let pid: pid_t
+    /// The running program.
+    private let child: ChildProcess
+    /// The folder of its output files.
     private let folder: URL
-    private var running = true
-    /// Whether the program leads its own process group, killed whole by `stop()`.
-    private let ownGroup: Bool
+    /// The process ID.
+    public var pid: pid_t { child.pid }
 
     /// Starts `argv` with `environment` added to this process's. With `ownGroup`, `stop()` kills
     /// the program's whole process group: what it started goes with it (a `dbus-run-session`'s
     /// bus daemon and the services that bus started, which outlive a killed `dbus-run-session`).
     public init(_ argv: [String], environment: [String: String] = [:], ownGroup: Bool = false) throws {
-        self.ownGroup = ownGroup
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("pinhole-background-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let pid = try startProcess(argv, environment: environment, stdout: folder.appendingPathComponent("out").path,
-                                   stderr: folder.appendingPathComponent("err").path, ownGroup: ownGroup)
-        self.pid = pid
+        child = try ChildProcess(argv, environment: ChildProcess.environment(adding: environment), errorPath: folder.appendingPathComponent("err").path,
+                                 standardOutput: .file(folder.appendingPathComponent("out").path), ownGroup: ownGroup)
     }
 
     deinit {
@@ -152,63 +104,26 @@ public final class BackgroundProcess: @unchecked Sendable {
     }
 
     /// What the program has written to standard output so far.
-    public var output: String {
-        (try? String(contentsOf: folder.appendingPathComponent("out"), encoding: .utf8)) ?? ""
-    }
+    public var output: String { child.writtenOutput }
 
     /// What the program has written to standard error so far.
-    public var errors: String {
-        (try? String(contentsOf: folder.appendingPathComponent("err"), encoding: .utf8)) ?? ""
-    }
+    public var errors: String { child.errors }
 
     /// Waits until standard output contains `text` (true) or `seconds` pass (false).
     public func waitForOutput(containing text: String, seconds: Double = patience) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if output.contains(text) { return true }
-            usleep(20_000)
-        }
-        return false
+        blockUntil(seconds: seconds) { output.contains(text) }
     }
 
     /// Whether the program has exited by itself (it is then reaped; `errors` still holds what it said).
-    public var hasExited: Bool {
-        guard running else { return true }
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid { running = false }
-        return !running
-    }
+    public var hasExited: Bool { child.reap() != nil }
 
-    /// Records that the program was reaped elsewhere.
-    func markExited() { running = false }
+    /// Kills the program (and its group with `ownGroup`) at once and reaps it.
+    public func stop() { child.stop(grace: 0) }
 
-    /// Kills the program and reaps it.
-    public func stop() {
-        guard running else { return }
-        running = false
-        // SIGKILL: the test runner's threads block signals, and children inherit that mask.
-        if ownGroup { kill(-pid, SIGKILL) }
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-    }
-}
-
-extension BackgroundProcess {
     /// Waits for the program to exit by itself (up to `seconds`) and returns its exit status, or
     /// nil when it was still running (it is then killed).
     public func waitForExit(seconds: Double) -> Int32? {
-        let deadline = Date().addingTimeInterval(seconds)
-        var status: Int32 = 0
-        while Date() < deadline {
-            let result = waitpid(pid, &status, WNOHANG)
-            if result == pid {
-                markExited()
-                let signal = status & 0x7F
-                return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
-            }
-            usleep(20_000)
-        }
+        if let exit = child.wait(timeout: seconds) { return exit.status }
         stop()
         return nil
     }

@@ -1,5 +1,6 @@
 import CPeers
 import Glibc
+import PinholeTestSupport
 
 /// What the numbers were measured on: CPU, caches, and the versions of every library and tool.
 struct Machine {
@@ -95,34 +96,5 @@ struct Machine {
         func dotted(_ version: UInt32) -> String { "\(version >> 16).\((version >> 8) & 0xFF).\(version & 0xFF)" }
         let info = av_version_info().map { String(cString: $0) } ?? "unknown"
         return "\(info) (libavcodec \(dotted(avcodec_version())), libswscale \(dotted(swscale_version())), libavutil \(dotted(avutil_version())))"
-    }
-}
-
-/// Reads a whole text file, or nil when it cannot be opened.
-func readFile(_ path: String) -> String? {
-    readBytes(path).map { String(decoding: $0, as: UTF8.self) }
-}
-
-/// Reads a whole file's bytes, or nil when it cannot be opened.
-func readBytes(_ path: String) -> [UInt8]? {
-    guard let file = fopen(path, "r") else { return nil }
-    defer { fclose(file) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let count = fread(&chunk, 1, chunk.count, file)
-        if count <= 0 { break }
-        bytes += chunk[0..<count]
-    }
-    return bytes
-}
-
-/// Trimming without Foundation.
-extension StringProtocol {
-    /// This text without leading and trailing spaces, tabs and newlines.
-    var trimmed: String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(self[first...last])
     }
 }

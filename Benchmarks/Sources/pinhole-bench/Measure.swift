@@ -1,26 +1,18 @@
 import Glibc
+import PinholeTestSupport
 
 /// Clock readings: monotonic wall time from `clock_gettime` and CPU time from `getrusage`.
 enum Clock {
     /// Seconds on `CLOCK_MONOTONIC`, which no clock adjustment moves.
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) * 1e-9
-    }
+    static func now() -> Double { MonotonicClock.seconds() }
 
     /// User plus system CPU seconds of this whole process (all its threads), from `getrusage`.
     static func processCPUSeconds() -> Double {
         var usage = rusage()
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        return seconds(usage)
+        return MonotonicClock.cpuSeconds(usage)
     }
 
-    /// User plus system CPU seconds recorded in `usage`.
-    static func seconds(_ usage: rusage) -> Double {
-        Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) * 1e-6
-            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) * 1e-6
-    }
 }
 
 /// The timed runs of one contender: wall time of each run, and CPU time over all of them.

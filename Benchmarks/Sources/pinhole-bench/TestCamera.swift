@@ -2,6 +2,7 @@ import Capture
 import Dispatch
 import Glibc
 import Media
+import PinholeTestSupport
 import Synchronization
 
 /// A capture stage that could not run, with the reason.
@@ -90,27 +91,6 @@ final class TestCameraRun {
     /// Stops streaming and releases the camera.
     func stop() {
         session.stopRunning()
-    }
-}
-
-/// Sleeping without Foundation.
-enum Sleep {
-    /// Sleeps `seconds` on the monotonic clock (resuming after signals).
-    static func seconds(_ seconds: Double) {
-        guard seconds > 0 else { return }
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-    }
-}
-
-/// Monotonic time in whole nanoseconds, the clock capture timestamps use.
-enum MonotonicClock {
-    /// `CLOCK_MONOTONIC` now, in nanoseconds.
-    static func nanoseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 }
 

@@ -2,6 +2,7 @@
 // input in the same run, and prints one table. See `Stage` for how to add a stage.
 import Glibc
 import Media
+import PinholeTestSupport
 
 /// The command-line options.
 struct Options {
@@ -21,10 +22,14 @@ struct Options {
     var recordSeconds: Int?
     /// Seconds the camera app stage measures the preview's CPU on each side (nil: 30, or 10 with `--quick`).
     var appSeconds: Int?
+    /// An older `pinhole-camera` (or the build folder holding one) that the camera app and gallery
+    /// stages measure too, launch by launch interleaved with the current one.
+    var before: String?
 
     /// The usage text.
     static let usage = """
-        usage: pinhole-bench [--runs N] [--quick] [--only STAGE-SUBSTRING] [--library-files N] [--record-seconds N] [--app-seconds N] [--markdown] [--list]
+        usage: pinhole-bench [--runs N] [--quick] [--only STAGE-SUBSTRING] [--library-files N] [--record-seconds N] [--app-seconds N]
+                             [--before PINHOLE-CAMERA] [--markdown] [--list]
           --runs N        timed runs per contender, the median is shown (default 15; 5 with --quick)
           --quick         fewer runs and 1080p only, for CI smoke runs
           --only TEXT     only stages whose name contains TEXT, ignoring case ("->" matches "→")
@@ -38,6 +43,11 @@ struct Options {
           --app-seconds N seconds the camera app stage measures the preview's CPU, the app's and each
                           GStreamer peer's (default 30; 10 with --quick); it runs the `pinhole-camera`
                           built next to this program under an Xvfb and a session bus of its own
+          --before PATH   an older build's pinhole-camera (or its build folder, e.g. another
+                          checkout's .build/release): the camera app and gallery stages run it too,
+                          interleaved launch by launch with the current one, and add its rows
+                          (start, preview CPU, gallery open and scroll) marked "before"; its
+                          source tree above it gives its schema and icons
           --markdown      print the table as Markdown
           --list          list the stages and exit
         """
@@ -80,6 +90,7 @@ struct Options {
                     throw Invalid(description: "--app-seconds needs a whole number from 1 to 3600, not '\(text)'")
                 }
                 options.appSeconds = seconds
+            case "--before": options.before = try value(argument)
             case "--quick": options.quick = true
             case "--only": options.only = try value(argument)
             case "--markdown": options.markdown = true

@@ -1,5 +1,6 @@
 import Glibc
 import Media
+import PinholeTestSupport
 
 /// GStreamer's `videoconvert`, timed through `gst-launch-1.0`: the pipeline people paste.
 ///

@@ -1,5 +1,6 @@
 import Glibc
 import Media
+import PinholeTestSupport
 
 /// The command-line thumbnailers a script would call, run as whole processes: shared by the
 /// thumbnail stage (a warm file) and the library's cold-thumbnail stage.

@@ -1,6 +1,7 @@
 import Capture
 import Glibc
 import Media
+import PinholeTestSupport
 
 // The camera app stage's two measures of actions in a running app: the shutter press to the
 // photo in the library (with the library's own shutter in process for reference), and the

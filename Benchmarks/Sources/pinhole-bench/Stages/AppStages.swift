@@ -1,6 +1,7 @@
 import Capture
 import Glibc
 import Media
+import PinholeTestSupport
 
 /// The camera app stage; `--only app` runs it.
 extension Stage {
@@ -56,16 +57,17 @@ struct AppBenchmark {
         bench.progress("camera app: compiling the GTK 4 floor program")
         let floor = try AppBenchmark.compileFloor(source: tree + "/" + AppBenchmark.peers + "/gtk4-floor.c", into: folder)
         bench.progress("camera app: starting Xvfb and a session bus")
-        let session = try HeadlessSession(folder: folder, schemas: tree + "/data")
+        let session = try AppBinary.session(in: folder, tree: tree)
         defer {
             let (strays, survivors) = session.stop()
             if !strays.isEmpty { bench.progress("camera app: stopped what the bus started: \(strays.joined(separator: ", "))") }
             if !survivors.isEmpty { printError("pinhole-bench: camera app: could not stop \(survivors.joined(separator: ", "))") }
         }
 
+        let apps = [AppBinary.current(app, session: session)] + (try AppBinary.before(bench.options.before, session: session).map { [$0] } ?? [])
         var rows: [Row] = []
-        rows.append(try startRow(app: app, floor: floor, session: session))
-        rows += try previewRows(app: app, session: session)
+        rows += try startRows(apps: apps, floor: floor, session: session)
+        rows += try previewRows(apps: apps, session: session)
         rows.append(try shutterRow(app: app, session: session))
         rows.append(try returnRow(app: app, session: session))
         return rows
@@ -73,41 +75,51 @@ struct AppBenchmark {
 
     // MARK: Start to first frame
 
-    /// Median time from spawn to the first frame on screen, the app against the floor,
-    /// interleaved launch by launch after one untimed launch of each (caches, the accessibility
-    /// bus started on demand by the first GTK program).
-    func startRow(app: String, floor: String, session: HeadlessSession) throws -> Row {
-        var appMs: [Double] = [], floorMs: [Double] = []
-        var appExits: [Int32] = []
+    /// Median time from spawn to the first frame on screen, each app (the current one, and
+    /// `--before`'s) against the floor, interleaved launch by launch after one untimed launch of
+    /// each (caches, the accessibility bus started on demand by the first GTK program).
+    func startRows(apps: [AppBinary], floor: String, session: HeadlessSession) throws -> [Row] {
+        var appMs = apps.map { _ in [Double]() }, floorMs: [Double] = []
+        var appExits = apps.map { _ in [Int32]() }
         for round in 0...launches {
             bench.progress("camera app: start to first frame, launch \(round) of \(launches)\(round == 0 ? " (untimed)" : "")")
-            let ours = try firstFrame([app], session: session, name: "start-app-\(round)")
-            let theirs = try firstFrame([floor], session: session, name: "start-floor-\(round)")
-            if round > 0 {
-                appMs.append(ours.ms)
-                floorMs.append(theirs.ms)
-                appExits.append(ours.status)
+            for (index, app) in apps.enumerated() {
+                let ours = try firstFrame([app.path], environment: app.environment, session: session, name: "start-app\(index)-\(round)")
+                if round > 0 {
+                    appMs[index].append(ours.ms)
+                    appExits[index].append(ours.status)
+                }
             }
+            let theirs = try firstFrame([floor], environment: session.environment, session: session, name: "start-floor-\(round)")
+            if round > 0 { floorMs.append(theirs.ms) }
         }
-        let app = Sample.median(appMs), floorMedian = Sample.median(floorMs)
-        let difference = app - floorMedian
-        let cleanQuits = appExits.filter { $0 == 0 }.count
-        let aims = "aim ≤ 500 ms: \(app <= 500 ? "met" : "not met"); aim ≤ floor + 150 ms: \(difference <= 150 ? "met" : "not met")"
-        return Row(stage: "app: start → first camera frame on screen", size: AppBenchmark.size.name, oursMs: app, memcpyMs: nil,
-                   peer: "GTK 4 floor (C): GtkApplication, 960×720 window, GtkPicture of a 1920×1080 GdkMemoryTexture", peerMs: floorMedian,
-                   check: Check(text: "app − floor \(difference >= 0 ? "+" : "")\(Format.ms(difference)) ms; "
-                                    + "\(cleanQuits)/\(appExits.count) clean quits on SIGTERM", failed: false),
-                   note: "median of \(appMs.count) launches each, interleaved, after one untimed launch of each; spawn → the `first-frame` "
-                    + "line's CLOCK_MONOTONIC time (app: the frame clock's after-paint of the first frame that painted a camera frame in the visible "
-                    + "preview, PINHOLE_BENCH_REPORT=1; floor: the frame clock's first after-paint with the picture mapped); "
-                    + "app \(range(appMs)) ms, floor \(range(floorMs)) ms; \(aims); the app opens the test camera (front, YUYV 1920×1080 at 30 fps) "
-                    + "and its photo library first; both under Xvfb with GSK_RENDERER=cairo, the accessibility bus already running")
+        let floorMedian = Sample.median(floorMs)
+        return apps.indices.map { index in
+            let app = Sample.median(appMs[index])
+            let difference = app - floorMedian
+            let cleanQuits = appExits[index].filter { $0 == 0 }.count
+            let aims = "aim ≤ 500 ms: \(app <= 500 ? "met" : "not met"); aim ≤ floor + 150 ms: \(difference <= 150 ? "met" : "not met")"
+            let others = apps.indices.filter { $0 != index }.map { other in
+                "\(apps[other].isBefore ? "before" : "current") \(Format.ms(Sample.median(appMs[other]))) ms (\(range(appMs[other])) ms)"
+            }
+            return Row(stage: "app\(apps[index].mark): start → first camera frame on screen", size: AppBenchmark.size.name, oursMs: app, memcpyMs: nil,
+                       peer: "GTK 4 floor (C): GtkApplication, 960×720 window, GtkPicture of a 1920×1080 GdkMemoryTexture", peerMs: floorMedian,
+                       check: Check(text: "app − floor \(difference >= 0 ? "+" : "")\(Format.ms(difference)) ms; "
+                                        + "\(cleanQuits)/\(appExits[index].count) clean quits on SIGTERM", failed: false),
+                       note: "median of \(appMs[index].count) launches each, interleaved\(apps.count > 1 ? " (current, before, floor)" : ""), after one "
+                        + "untimed launch of each; spawn → the `first-frame` "
+                        + "line's CLOCK_MONOTONIC time (app: the frame clock's after-paint of the first frame that painted a camera frame in the visible "
+                        + "preview, PINHOLE_BENCH_REPORT=1; floor: the frame clock's first after-paint with the picture mapped); "
+                        + "app \(range(appMs[index])) ms, floor \(range(floorMs)) ms; \(aims); the app opens the test camera (front, YUYV 1920×1080 at 30 fps) "
+                        + "and its photo library first; both under Xvfb with GSK_RENDERER=cairo, the accessibility bus already running; "
+                        + apps[index].origin + (others.isEmpty ? "" : "; in the same launches: " + others.joined(separator: ", ")))
+        }
     }
 
-    /// One launch of `arguments` under `session`: the time from spawn to its `first-frame` line,
+    /// One launch of `arguments` with `environment` under `session`: the time from spawn to its `first-frame` line,
     /// then SIGTERM; the exit status tells whether it quit cleanly.
-    func firstFrame(_ arguments: [String], session: HeadlessSession, name: String) throws -> (ms: Double, status: Int32) {
-        let child = try ChildProcess(arguments, environment: session.environment, errorPath: session.folder + "/\(name).txt")
+    func firstFrame(_ arguments: [String], environment: [String], session: HeadlessSession, name: String) throws -> (ms: Double, status: Int32) {
+        let child = try ChildProcess(arguments, environment: environment, errorPath: session.folder + "/\(name).txt")
         guard let line = child.waitForErrorLine(startingWith: AppBenchmark.report + "first-frame ", timeout: 30),
               let drawn = line.split(separator: " ").last.flatMap({ Int64($0) }) else {
             let exit = child.stop()
@@ -120,35 +132,11 @@ struct AppBenchmark {
 
     // MARK: Preview CPU
 
-    /// The app previewing 1080p30 for `seconds` against GStreamer drawing the same size and rate
-    /// with gtksink (GTK 3) and ximagesink: CPU per second over the same steady window on each side.
-    func previewRows(app: String, session: HeadlessSession) throws -> [Row] {
-        bench.progress("camera app: preview CPU, \(seconds) s of the app")
-        let child = try ChildProcess([app], environment: session.environment, errorPath: session.folder + "/preview-app.txt")
-        guard child.waitForErrorLine(startingWith: AppBenchmark.report + "first-frame ", timeout: 30) != nil else {
-            let exit = child.stop()
-            throw CaptureBenchError(description: "the app drew no frame in 30 s (exit \(exit.status)): \(child.errors.trimmed.suffix(300))")
-        }
-        let ours = try steadyCPU(child, session: session, label: "the app")
-        let exit = child.stop()
-        guard let line = child.waitForErrorLine(startingWith: AppBenchmark.report + "preview ", timeout: 0) else {
-            throw CaptureBenchError(description: "the app printed no preview counts at quit (exit \(exit.status)): \(child.errors.trimmed.suffix(300))")
-        }
-        let counts = line.split(separator: " ").dropFirst(2).compactMap { Int($0) }
-        guard counts.count == 4 else { throw CaptureBenchError(description: "unreadable preview counts: \(line)") }
-        // Until the first frame on screen the camera runs while the window is being built, and
-        // its frames replace each other in the mailbox: counted apart from the steady preview.
-        let early = child.waitForErrorLine(startingWith: AppBenchmark.report + "preview-start ", timeout: 0)
-            .map { $0.split(separator: " ").dropFirst(2).compactMap { Int($0) } } ?? []
-        guard early.count == 4 else { throw CaptureBenchError(description: "the app printed no preview counts at its first frame") }
-        let (drawn, replaced, fromCamera, dropped) = (counts[0] - early[0], counts[1] - early[1], counts[2] - early[2], counts[3] - early[3])
-        let appCheck = "app drew \(drawn) of \(fromCamera + dropped) camera frames after its first frame on screen (\(replaced) replaced before drawn, "
-            + "\(dropped) dropped by the output); before it, while the window was built, \(early[1]) replaced, \(early[3]) dropped"
-        let appNote = "app: CPU \(Format.fixed(ours.cpu, 2)) s over \(Format.fixed(ours.wall, 1)) s from 1 s after its first frame "
-            + "(/proc/PID/stat utime+stime, all threads; \(ours.threadSummary); Xvfb meanwhile \(ours.serverSummary)); "
-            + "whole process (wait4) \(Format.fixed(exit.cpuSeconds, 2)) s CPU in \(Format.fixed(exit.wallSeconds, 1)) s including start-up; "
-            + "it converts YUYV→I420, scales it to the picture's size on screen and converts it to 24-bit BGR (libyuv, off the main thread), which GTK draws 1:1 (cairo); exit \(exit.status)"
-
+    /// Each app previewing 1080p30 for `seconds` (the current one, then `--before`'s) against
+    /// GStreamer drawing the same size and rate with gtksink (GTK 3) and ximagesink: CPU per second
+    /// over the same steady window on each side.
+    func previewRows(apps: [AppBinary], session: HeadlessSession) throws -> [Row] {
+        let previews = try apps.map { try preview($0, session: session) }
         // Also builds GStreamer's plugin registry in the session's cache folder, before any timed run.
         for sink in ["gtksink", "ximagesink", "fakesink"] {
             let inspect = try ChildProcess(["gst-inspect-1.0", sink], environment: session.environment, errorPath: session.folder + "/inspect-\(sink).txt")
@@ -170,22 +158,54 @@ struct AppBenchmark {
         for sink in ["gtksink", "ximagesink"] {
             bench.progress("camera app: preview CPU, \(seconds) s of gst-launch … ! \(sink)")
             let peer = try gstreamerPreview(sink: sink, session: session)
-            let ratio = peer.steady.cpuPerSecond > 0 ? ours.cpuPerSecond / peer.steady.cpuPerSecond : 0
-            let oursDrawing = ours.cpuPerSecond * 1000 - camera.cpuMsPerSecond
-            let peerDrawing = (peer.steady.cpuPerSecond - testSource.steady.cpuPerSecond) * 1000
-            let aim = sink == "gtksink" ? 0.5 : 1.0
-            rows.append(Row(stage: "app: preview 1080p30, CPU ms per s", size: AppBenchmark.size.name, oursMs: ours.cpuPerSecond * 1000, memcpyMs: nil,
-                            peer: "gst-launch videotestsrc is-live YUY2 1080p30 ! videoconvert ! \(sink)\(sink == "gtksink" ? " (GTK 3)" : "")",
-                            peerMs: peer.steady.cpuPerSecond * 1000,
-                            check: Check(text: appCheck + "; \(sink): \(peer.drops)", failed: false),
-                            note: "app/\(sink) = \(Format.fixed(ratio, 2))× (aim ≤ \(Format.fixed(aim, 1))×: \(ratio <= aim ? "met" : "not met")); "
-                                + "with each side's frame source taken out \(Format.fixed(oursDrawing, 0)) vs \(Format.fixed(peerDrawing, 0)) ms/s = "
-                                + "\(peerDrawing > 0 ? Format.fixed(oursDrawing / peerDrawing, 2) : "—")×; "
-                                + "CPU ms per second over the same \(seconds) s steady window on each side; " + appNote + "; "
-                                + "\(sink): `\(GStreamerPreview.pipeline(sink: sink, frames: 30 * (seconds + 2)).joined(separator: " "))`, \(peer.summary); "
-                                + sources))
+            for (app, (ours, appCheck, appNote)) in zip(apps, previews) {
+                let ratio = peer.steady.cpuPerSecond > 0 ? ours.cpuPerSecond / peer.steady.cpuPerSecond : 0
+                let oursDrawing = ours.cpuPerSecond * 1000 - camera.cpuMsPerSecond
+                let peerDrawing = (peer.steady.cpuPerSecond - testSource.steady.cpuPerSecond) * 1000
+                let aim = sink == "gtksink" ? 0.5 : 1.0
+                rows.append(Row(stage: "app\(app.mark): preview 1080p30, CPU ms per s", size: AppBenchmark.size.name, oursMs: ours.cpuPerSecond * 1000, memcpyMs: nil,
+                                peer: "gst-launch videotestsrc is-live YUY2 1080p30 ! videoconvert ! \(sink)\(sink == "gtksink" ? " (GTK 3)" : "")",
+                                peerMs: peer.steady.cpuPerSecond * 1000,
+                                check: Check(text: appCheck + "; \(sink): \(peer.drops)", failed: false),
+                                note: "app/\(sink) = \(Format.fixed(ratio, 2))× (aim ≤ \(Format.fixed(aim, 1))×: \(ratio <= aim ? "met" : "not met")); "
+                                    + "with each side's frame source taken out \(Format.fixed(oursDrawing, 0)) vs \(Format.fixed(peerDrawing, 0)) ms/s = "
+                                    + "\(peerDrawing > 0 ? Format.fixed(oursDrawing / peerDrawing, 2) : "—")×; "
+                                    + "CPU ms per second over the same \(seconds) s steady window on each side; " + appNote + "; "
+                                    + "\(sink): `\(GStreamerPreview.pipeline(sink: sink, frames: 30 * (seconds + 2)).joined(separator: " "))`, \(peer.summary); "
+                                    + sources + "; " + app.origin))
+            }
         }
         return rows
+    }
+
+    /// One app previewing 1080p30 for `seconds`: its steady CPU, and the check and note of its rows.
+    func preview(_ app: AppBinary, session: HeadlessSession) throws -> (SteadyCPU, String, String) {
+        bench.progress("camera app: preview CPU, \(seconds) s of the app\(app.mark)")
+        let child = try ChildProcess([app.path], environment: app.environment, errorPath: session.folder + "/preview-app\(app.isBefore ? "-before" : "").txt")
+        guard child.waitForErrorLine(startingWith: AppBenchmark.report + "first-frame ", timeout: 30) != nil else {
+            let exit = child.stop()
+            throw CaptureBenchError(description: "the app\(app.mark) drew no frame in 30 s (exit \(exit.status)): \(child.errors.trimmed.suffix(300))")
+        }
+        let ours = try steadyCPU(child, session: session, label: "the app\(app.mark)")
+        let exit = child.stop()
+        guard let line = child.waitForErrorLine(startingWith: AppBenchmark.report + "preview ", timeout: 0) else {
+            throw CaptureBenchError(description: "the app\(app.mark) printed no preview counts at quit (exit \(exit.status)): \(child.errors.trimmed.suffix(300))")
+        }
+        let counts = line.split(separator: " ").dropFirst(2).compactMap { Int($0) }
+        guard counts.count == 4 else { throw CaptureBenchError(description: "unreadable preview counts: \(line)") }
+        // Until the first frame on screen the camera runs while the window is being built, and
+        // its frames replace each other in the mailbox: counted apart from the steady preview.
+        let early = child.waitForErrorLine(startingWith: AppBenchmark.report + "preview-start ", timeout: 0)
+            .map { $0.split(separator: " ").dropFirst(2).compactMap { Int($0) } } ?? []
+        guard early.count == 4 else { throw CaptureBenchError(description: "the app\(app.mark) printed no preview counts at its first frame") }
+        let (drawn, replaced, fromCamera, dropped) = (counts[0] - early[0], counts[1] - early[1], counts[2] - early[2], counts[3] - early[3])
+        let appCheck = "app drew \(drawn) of \(fromCamera + dropped) camera frames after its first frame on screen (\(replaced) replaced before drawn, "
+            + "\(dropped) dropped by the output); before it, while the window was built, \(early[1]) replaced, \(early[3]) dropped"
+        let appNote = "app: CPU \(Format.fixed(ours.cpu, 2)) s over \(Format.fixed(ours.wall, 1)) s from 1 s after its first frame "
+            + "(/proc/PID/stat utime+stime, all threads; \(ours.threadSummary); Xvfb meanwhile \(ours.serverSummary)); "
+            + "whole process (wait4) \(Format.fixed(exit.cpuSeconds, 2)) s CPU in \(Format.fixed(exit.wallSeconds, 1)) s including start-up; "
+            + "it converts YUYV→I420, scales it to the picture's size on screen and converts it to 24-bit BGR (libyuv, off the main thread), which GTK draws 1:1 (cairo); exit \(exit.status)"
+        return (ours, appCheck, appNote)
     }
 
     /// CPU seconds per second of a running `child` over `seconds`, from 1 s after now; the X

@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import Media
+import PinholeTestSupport
 import PhotoLibrary
 import Synchronization
 

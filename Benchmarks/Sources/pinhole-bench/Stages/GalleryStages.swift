@@ -1,5 +1,6 @@
 import Glibc
 import Media
+import PinholeTestSupport
 
 /// The gallery stage; `--only gallery` runs it.
 extension Stage {
@@ -61,7 +62,7 @@ struct GalleryBenchmark {
         bench.progress("gallery: compiling the screen watcher")
         let watch = try ScreenWatch.compile(source: tree + "/" + AppBenchmark.peers + "/screen-watch.c", into: folder)
         bench.progress("gallery: starting Xvfb and a session bus")
-        let session = try HeadlessSession(folder: folder, schemas: tree + "/data")
+        let session = try AppBinary.session(in: folder, tree: tree)
         defer {
             let (strays, survivors) = session.stop()
             if !strays.isEmpty { bench.progress("gallery: stopped what the bus started: \(strays.joined(separator: ", "))") }
@@ -73,28 +74,34 @@ struct GalleryBenchmark {
             + "in \(Format.fixed(library.indexSeconds, 1)) s (the newest \(GalleryLibrary.largeCount) 12 MP q95 with EXIF, the rest "
             + "\(GalleryLibrary.smallSize.width)×\(GalleryLibrary.smallSize.height) q85; each with its own EXIF date)"
 
+        // The current app, and `--before`'s older one: each opening below is made by each in turn.
+        let apps = [AppBinary.current(app, session: session)] + (try AppBinary.before(bench.options.before, session: session).map { [$0] } ?? [])
         let thumbnails = folder + "/cache/thumbnails"
         bench.progress("gallery: a warm-up launch (untimed)")
-        _ = try openGallery(app: app, session: session, name: "warm-up")
-        var cold: [GalleryOpen] = []
+        for (index, app) in apps.enumerated() { _ = try openGallery(app: app, session: session, name: "warm-up-\(index)") }
+        var cold = apps.map { _ in [GalleryOpen]() }
         for launch in 1...coldLaunches {
-            bench.progress("gallery: open with no thumbnails cached, launch \(launch) of \(coldLaunches)")
-            removeDirectory(thumbnails)
-            for photo in library.largePhotos { _ = PageCache.evict(photo) }
-            cold.append(try openGallery(app: app, session: session, name: "cold-\(launch)"))
+            for (index, app) in apps.enumerated() {
+                bench.progress("gallery: open with no thumbnails cached, launch \(launch) of \(coldLaunches)\(app.mark)")
+                removeDirectory(thumbnails)
+                for photo in library.largePhotos { _ = PageCache.evict(photo) }
+                cold[index].append(try openGallery(app: app, session: session, name: "cold-\(index)-\(launch)"))
+            }
         }
         bench.progress("gallery: making the thumbnails the cold launches did not")
         let premade = try library.makeThumbnails(cache: thumbnails)
-        var cached: [GalleryOpen] = []
+        var cached = apps.map { _ in [GalleryOpen]() }
         for launch in 1...cachedLaunches {
-            bench.progress("gallery: open with every thumbnail cached, launch \(launch) of \(cachedLaunches)")
-            cached.append(try openGallery(app: app, session: session, name: "cached-\(launch)"))
+            for (index, app) in apps.enumerated() {
+                bench.progress("gallery: open with every thumbnail cached, launch \(launch) of \(cachedLaunches)\(app.mark)")
+                cached[index].append(try openGallery(app: app, session: session, name: "cached-\(index)-\(launch)"))
+            }
         }
         let premadeNote = "every thumbnail cached: \(premade.made) made by this program in \(Format.fixed(premade.seconds, 1)) s before "
             + "(as a file manager leaves them: Pinhole's Thumbnailer, the spec's PNG with Thumb::URI and Thumb::MTime), the rest by the app "
             + "during the cold launches"
 
-        let long = try ReportingApp([app], session: session, name: "long")
+        let long = try ReportingApp([app], environment: session.environment, session: session, name: "long")
         let inApp: (viewer: [ViewerOpen], live: LiveAdds, scroll: ScrollRun)
         do {
             Sleep.seconds(0.5)
@@ -108,9 +115,18 @@ struct GalleryBenchmark {
             throw error
         }
         long.stop()
+        // The older app scrolls the same library (with the live rows' photos in it too).
+        let beforeScrolls = try apps.filter(\.isBefore).map { app in
+            let run = try ReportingApp([app.path], environment: app.environment, session: session, name: "long-before")
+            defer { run.stop() }
+            Sleep.seconds(0.5)
+            _ = try run.open(session: session)
+            return (app, try scroll(run, session: session, count: items + 2 * liveAdds, label: "the gallery\(app.mark)"))
+        }
         bench.progress("gallery: the GTK 4 grid floor")
         let floorProgram = try Self.compile(tree + "/" + AppBenchmark.peers + "/gtk4-grid-floor.c", into: folder, packages: ["gtk4"])
-        let floorRun = try ReportingApp([floorProgram, "\(items)", thumbnails + "/" + ThumbnailSize.normal.folderName], session: session, name: "floor")
+        let floorRun = try ReportingApp([floorProgram, "\(items)", thumbnails + "/" + ThumbnailSize.normal.folderName], environment: session.environment,
+                                        session: session, name: "floor")
         let floor: ScrollRun
         do { floor = try scroll(floorRun, session: session, count: items, label: "the floor's grid") } catch {
             floorRun.stop()
@@ -119,11 +135,14 @@ struct GalleryBenchmark {
         floorRun.stop()
         let eog = try eogOpens(library: library, watch: watch, session: session)
 
-        return [
-            openRow(cached, cache: "thumbnails cached", note: premadeNote + "; " + seeding),
-            openRow(cold, cache: "cold", note: "no thumbnail cached (the cache folder removed before each launch, and the 12 MP photos "
-                    + "evicted from the page cache: PageCache.evict), so the app makes the visible cells' 128-px thumbnails first"),
-        ] + scrollRows(ours: inApp.scroll, floor: floor) + [viewerRow(ours: inApp.viewer, eog: eog, photo: library.viewerPhoto)] + liveRows(inApp.live)
+        let interleaved = apps.count > 1 ? "; launches interleaved with the other build's, one by one" : ""
+        let openRows = apps.indices.flatMap { index in [
+            openRow(cached[index], app: apps[index], cache: "thumbnails cached", note: premadeNote + "; " + seeding + interleaved),
+            openRow(cold[index], app: apps[index], cache: "cold", note: "no thumbnail cached (the cache folder removed before each launch, and the 12 MP "
+                    + "photos evicted from the page cache: PageCache.evict), so the app makes the visible cells' 128-px thumbnails first" + interleaved),
+        ] }
+        return openRows + scrollRows(ours: inApp.scroll, floor: floor, app: apps[0]) + beforeScrolls.flatMap { scrollRows(ours: $0.1, floor: floor, app: $0.0) }
+            + [viewerRow(ours: inApp.viewer, eog: eog, photo: library.viewerPhoto)] + liveRows(inApp.live)
     }
 
     // MARK: Opening the gallery
@@ -131,26 +150,26 @@ struct GalleryBenchmark {
     /// One launch: the app up on its camera page (its first camera frame drawn), then the gallery
     /// asked for with `gapplication action … gallery`, timed to the app's `gallery-drawn`; the app
     /// is stopped after.
-    func openGallery(app: String, session: HeadlessSession, name: String) throws -> GalleryOpen {
-        let run = try ReportingApp([app], session: session, name: name)
+    func openGallery(app: AppBinary, session: HeadlessSession, name: String) throws -> GalleryOpen {
+        let run = try ReportingApp([app.path], environment: app.environment, session: session, name: name)
         defer { run.stop() }
         Sleep.seconds(0.5)
         return try run.open(session: session)
     }
 
-    /// The row of one opening's launches: the median from the action reaching the app to the first
-    /// screen drawn.
-    func openRow(_ opens: [GalleryOpen], cache: String, note: String) -> Row {
+    /// The row of one opening's launches of `app`: the median from the action reaching the app to
+    /// the first screen drawn.
+    func openRow(_ opens: [GalleryOpen], app: AppBinary, cache: String, note: String) -> Row {
         let fromAction = opens.map(\.fromAction), fromSpawn = opens.map(\.fromSpawn), listed = opens.map(\.listed)
         let cells = Set(opens.map(\.cells)).sorted().map(String.init).joined(separator: "/")
-        return Row(stage: "gallery: open → first screen of thumbnails drawn, \(cache)", size: sizeLabel, oursMs: Sample.median(fromAction), memcpyMs: nil,
+        return Row(stage: "gallery\(app.mark): open → first screen of thumbnails drawn, \(cache)", size: sizeLabel, oursMs: Sample.median(fromAction), memcpyMs: nil,
                    peer: "—", peerMs: nil,
                    check: Check(text: "\(cells) cells on the first screen, each with its thumbnail", failed: false),
                    note: "median of \(opens.count) launches (\(range(fromAction)) ms): from the `app.gallery` action reaching the app to the end "
                     + "(frame clock after-paint) of the first frame that painted every visible cell with its thumbnail, the page's slide-in over; "
                     + "the \(items) items reached the grid at \(Format.ms(Sample.median(listed))) ms (median; the library's query and the list "
                     + "model's splice); from spawning `gapplication action \(AppBenchmark.appID) gallery` \(Format.ms(Sample.median(fromSpawn))) ms; "
-                    + "each launch a new process (the gallery page is made on first use), 960×720 window, cairo renderer; " + note)
+                    + "each launch a new process (the gallery page is made on first use), 960×720 window, cairo renderer; " + note + "; " + app.origin)
     }
 
     // MARK: Scrolling
@@ -191,8 +210,8 @@ struct GalleryBenchmark {
     }
 
     /// The frame rows: the 99th percentile and the worst frame interval while the wheel turned,
-    /// the app against the GTK 4 grid floor, and the 50 ms aim (`frameAimMs`).
-    func scrollRows(ours: ScrollRun, floor: ScrollRun) -> [Row] {
+    /// `app` against the GTK 4 grid floor, and the 50 ms aim (`frameAimMs`).
+    func scrollRows(ours: ScrollRun, floor: ScrollRun, app: AppBinary) -> [Row] {
         let intervals = ours.intervalsMs, floorIntervals = floor.intervalsMs
         let p99 = Self.percentile(intervals, 0.99), worst = intervals.max() ?? 0
         let over = intervals.filter { $0 > Self.frameAimMs }.count
@@ -204,12 +223,12 @@ struct GalleryBenchmark {
             + "(layout, binding new cells, painting); a leap = a frame whose first visible item is further on than the wheel could have "
             + "taken it (3× its clicks in that frame, plus two); app (every thumbnail cached, each loaded as a texture off the main thread "
             + "when its cell is bound, at most 600 kept): " + summary(ours) + "; floor: " + summary(floor)
-            + "; both 960×720 windows, cairo renderer under Xvfb"
+            + "; both 960×720 windows, cairo renderer under Xvfb; " + app.origin
         return [
-            Row(stage: "gallery: scroll top → bottom, frame interval, 99th percentile", size: sizeLabel, oursMs: p99, memcpyMs: nil,
+            Row(stage: "gallery\(app.mark): scroll top → bottom, frame interval, 99th percentile", size: sizeLabel, oursMs: p99, memcpyMs: nil,
                 peer: peer, peerMs: Self.percentile(floorIntervals, 0.99),
                 check: Check(text: "worst \(Format.ms(worst)) ms (floor \(Format.ms(floorIntervals.max() ?? 0))); \(aim)", failed: false), note: note),
-            Row(stage: "gallery: scroll top → bottom, worst frame interval", size: sizeLabel, oursMs: worst, memcpyMs: nil,
+            Row(stage: "gallery\(app.mark): scroll top → bottom, worst frame interval", size: sizeLabel, oursMs: worst, memcpyMs: nil,
                 peer: peer, peerMs: floorIntervals.max(),
                 check: Check(text: "\(over) of \(intervals.count) over \(Format.fixed(Self.frameAimMs, 0)) ms (floor "
                              + "\(floorIntervals.filter { $0 > Self.frameAimMs }.count) of \(floorIntervals.count))", failed: false),

@@ -1,5 +1,6 @@
 import Glibc
 import Media
+import PinholeTestSupport
 
 /// The gallery stage's viewer and live measures (see `GalleryBenchmark.rows()` for the order).
 extension GalleryBenchmark {
@@ -204,10 +205,10 @@ final class ReportingApp {
     /// Lines of each event read so far with `next`.
     private var consumed: [String: Int] = [:]
 
-    /// Starts `arguments` (the app, or the grid floor) and waits for its first frame (the app's
-    /// first camera frame: its camera page is up).
-    init(_ arguments: [String], session: HeadlessSession, name: String) throws {
-        child = try ChildProcess(arguments, environment: session.environment, errorPath: session.folder + "/app-\(name).txt")
+    /// Starts `arguments` (the app, or the grid floor) with `environment` and waits for its first
+    /// frame (the app's first camera frame: its camera page is up).
+    init(_ arguments: [String], environment: [String], session: HeadlessSession, name: String) throws {
+        child = try ChildProcess(arguments, environment: environment, errorPath: session.folder + "/app-\(name).txt")
         do { _ = try next("first-frame", timeout: 60) } catch {
             child.stop()
             throw error

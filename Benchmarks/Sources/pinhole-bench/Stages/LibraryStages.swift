@@ -1,5 +1,6 @@
 import Glibc
 import Media
+import PinholeTestSupport
 import PhotoLibrary
 
 /// The photo library stages; `--only library` runs all three.

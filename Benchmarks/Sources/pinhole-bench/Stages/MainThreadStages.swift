@@ -2,6 +2,7 @@ import Capture
 import Dispatch
 import Glibc
 import Media
+import PinholeTestSupport
 import PhotoLibrary
 import Synchronization
 

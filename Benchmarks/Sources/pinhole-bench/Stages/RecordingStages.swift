@@ -1,6 +1,7 @@
 import Capture
 import Glibc
 import Media
+import PinholeTestSupport
 import Synchronization
 
 /// The recording stage; `--only recording` runs it.

@@ -1,6 +1,7 @@
 import Capture
 import Glibc
 import Media
+import PinholeTestSupport
 
 /// The shutter-latency stage: a photo from Pinhole's virtual test camera streaming through a
 /// `CaptureSession`, against FFmpeg and GStreamer encoding the same raw frame to a JPEG file.

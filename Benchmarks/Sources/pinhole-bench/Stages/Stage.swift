@@ -1,5 +1,6 @@
 import Glibc
 import Media
+import PinholeTestSupport
 
 /// One benchmark of the table: a name that `--only` matches, the sizes it runs at, and a body
 /// that measures ours and the peers at one size and returns the rows.

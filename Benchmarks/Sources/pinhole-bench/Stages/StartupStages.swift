@@ -1,4 +1,5 @@
 import Glibc
+import PinholeTestSupport
 
 extension Stage {
     /// Process start-up, whole process from spawn to reaped exit: `pinhole --version` and a JPEG

@@ -1,5 +1,6 @@
 import Glibc
 import Media
+import PinholeTestSupport
 
 /// PNG encoding and thumbnail stages.
 extension Stage {

@@ -2,6 +2,7 @@ import Capture
 import Dispatch
 import Glibc
 import Media
+import PinholeTestSupport
 import Synchronization
 
 /// How long a running session takes to switch cameras. The test suite only checks that a switch

@@ -1,6 +1,7 @@
 import Capture
 import Glibc
 import Media
+import PinholeTestSupport
 
 /// The `VideoDataOutput` stage: Pinhole's virtual test camera streaming through a
 /// `CaptureSession` into BGRA frames, against FFmpeg and GStreamer converting the same raw frames.
