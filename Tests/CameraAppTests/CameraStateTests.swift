@@ -71,15 +71,24 @@ struct CameraStateTests {
     }
 
     /// Runs `body` with a rig, and quits its model afterwards, also when `body` threw.
-    func withRig(testCameras: Bool = true, faults: VirtualCamera.Faults = .init(), _ body: (Rig) async throws -> Void) async throws {
-        let rig = try Rig(testCameras: testCameras, faults: faults)
-        do {
-            try await body(rig)
-        } catch {
+    ///
+    /// It runs as a high-priority task, and so does the model's work started from it (its tasks
+    /// and the capture service's jobs inherit the priority): the other suites in this process
+    /// fill the cooperative pool (one thread per core, two here) with long synchronous tests —
+    /// decoding, encoding, the library — queued ahead, and at the default priority the model's
+    /// jobs waited behind them for more than the tests' patience. In the app nothing else
+    /// competes for the pool.
+    func withRig(testCameras: Bool = true, faults: VirtualCamera.Faults = .init(), _ body: @escaping @MainActor (Rig) async throws -> Void) async throws {
+        try await Task(priority: .high) { @MainActor in
+            let rig = try Rig(testCameras: testCameras, faults: faults)
+            do {
+                try await body(rig)
+            } catch {
+                await rig.finish()
+                throw error
+            }
             await rig.finish()
-            throw error
-        }
-        await rig.finish()
+        }.value
     }
 
     @Test("no camera: \"No Camera Found\" with Use Test Camera, which starts the front test camera, mirrored")

@@ -38,10 +38,13 @@ extension MovieFileOutput {
         loop: while true {
             recording.wake.wait()
             while true {
-                let (item, stopping, pastLimit) = recording.shared.withLock { shared -> (Item?, Bool, Bool) in
-                    (shared.queue.isEmpty ? nil : shared.queue.removeFirst(), shared.stopping, shared.pastLimit)
+                let (item, stopping, pastLimit, converting) = recording.shared.withLock { shared -> (Item?, Bool, Bool, Bool) in
+                    (shared.queue.isEmpty ? nil : shared.queue.removeFirst(), shared.stopping, shared.pastLimit, shared.converting > 0)
                 }
                 guard let item else {
+                    // A frame taken before the end is still being converted: it belongs in the
+                    // file (the movie lasts until the last frame taken), so it is waited for.
+                    if converting { break }
                     // Every frame taken in [0, D) is in the file: the duration limit is reached.
                     if pastLimit, let limit = recording.limits.duration {
                         failure = .recordingLimitReached(path: recording.path, limit: "maximum duration of \(MovieFileOutput.seconds(limit))")

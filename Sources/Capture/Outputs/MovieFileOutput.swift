@@ -102,6 +102,9 @@ public final class MovieFileOutput: FrameConsumer {
             /// Frames the camera delivered within the recording's window (from its first frame
             /// to its end, pauses excluded): every one is recorded or dropped.
             var windowFrames = 0
+            /// Frames taken from the camera's thread and being converted, not yet queued: the
+            /// encoding thread waits for them before it finishes the file.
+            var converting = 0
             /// The newest frame's time within the window, kept or not (after pause offsets).
             var lastWindowTime: Int64?
             /// The camera's frame interval in nanoseconds (set when the recording begins).
@@ -450,6 +453,7 @@ public final class MovieFileOutput: FrameConsumer {
             } else {
                 shared.nextDue = nil
             }
+            shared.converting += 1
             return (buffer, time)
         }
         guard let (buffer, time) = taken else {
@@ -466,10 +470,17 @@ public final class MovieFileOutput: FrameConsumer {
                 try converter.convert(frame.buffer, into: buffer)
             }
         } catch {
-            recording.shared.withLock { $0.dropped += 1 }
+            recording.shared.withLock {
+                $0.dropped += 1
+                $0.converting -= 1
+            }
+            recording.wake.signal()
             return
         }
-        recording.shared.withLock { $0.queue.append(.video(buffer, time)) }
+        recording.shared.withLock {
+            $0.queue.append(.video(buffer, time))
+            $0.converting -= 1
+        }
         recording.wake.signal()
     }
 
