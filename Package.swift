@@ -26,7 +26,7 @@ let package = Package(
         // that let the GLib main loop run Swift's main actor; libcanberra for the shutter sound.
         .systemLibrary(name: "CGtk", path: "Sources/CGtk", pkgConfig: "libadwaita-1"),
         .systemLibrary(name: "CCanberra", path: "Sources/CCanberra", pkgConfig: "libcanberra"),
-        // Sysprof's collector for the app's marks (`Marks`): a static library, linked in.
+        // Sysprof's capture library for the app's marks (`Marks`; its reader for their test): static, linked in.
         .systemLibrary(name: "CSysprof", path: "Sources/CSysprof"),
         // gettext for the command-line tool, which must not link GTK: glibc's own (libintl.h).
         .systemLibrary(name: "CGettext", path: "Sources/CGettext"),
@@ -70,6 +70,6 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Media", "TestSupport"]),
         .testTarget(name: "PinholeCLITests", dependencies: ["pinhole", "Media", "TestSupport"]),
         .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "Media", "TestSupport"]),
-        .testTarget(name: "CameraAppTests", dependencies: ["CameraModel", "Capture", "Media", "PhotoLibrary", "TestSupport"]),
+        .testTarget(name: "CameraAppTests", dependencies: ["CameraModel", "Capture", "Media", "PhotoLibrary", "CSysprof", "TestSupport"]),
     ]
 )

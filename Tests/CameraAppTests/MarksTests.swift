@@ -1,4 +1,5 @@
 import CameraModel
+import CSysprof
 import Foundation
 import Glibc
 import Testing
@@ -88,6 +89,62 @@ struct MarksAppTests {
         #expect(try session.quit() == 0)
         let last = Self.marks(errors: app.errors).last { $0.event == "preview" }?.values ?? []
         #expect(last.count == 4 && last[0] >= start[0] && last[2] >= start[2], "preview at start \(start), at quit \(last)")
+    }
+
+    /// The marks of group "pinhole" in a Sysprof capture file: each one's name, time and message.
+    static func sysprofMarks(_ path: String) -> [(name: String, time: Int64, message: String)] {
+        guard let reader = sysprof_capture_reader_new(path) else { return [] }
+        defer { sysprof_capture_reader_unref(reader) }
+        var marks: [(name: String, time: Int64, message: String)] = []
+        var type = SysprofCaptureFrameType(0)
+        while sysprof_capture_reader_peek_type(reader, &type) {
+            if type == SYSPROF_CAPTURE_FRAME_MARK {
+                guard let mark = sysprof_capture_reader_read_mark(reader) else { break }
+                if String(cString: pinhole_sysprof_mark_group(mark)) == "pinhole" {
+                    marks.append((String(cString: pinhole_sysprof_mark_name(mark)), mark.pointee.frame.time, String(cString: pinhole_sysprof_mark_message(mark))))
+                }
+            } else if !sysprof_capture_reader_skip(reader) {
+                break
+            }
+        }
+        return marks
+    }
+
+    /// Whether the process `pid` has children now.
+    static func hasChildren(_ pid: pid_t) -> Bool {
+        let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
+        return !children.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+    }
+
+    @Test("started by sysprof-cli, the app puts the same marks on Sysprof's timeline (group pinhole) as on its benchmark lines, at the same times")
+    func sysprofTimeline() throws {
+        let session = try AppSession(extra: ["PINHOLE_BENCH_REPORT": "1"])
+        try GalleryTests.snap(session)
+        let capture = session.folder.path("app.syscap")
+        // Only what the app marks: no stack samples (perf), no machine statistics, no symbols.
+        try session.launch(under: ["/usr/bin/sysprof-cli", "--no-perf", "--no-decode", "--no-battery", "--no-cpu", "--no-disk", "--no-memory",
+                                   "--no-network", "-f", capture, "--"])
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        try session.key("ctrl+g")
+        #expect(waitFor(seconds: 30) { Self.marks(session).contains { $0.event == "gallery-drawn" } }, "no gallery-drawn: \(session.app?.errors ?? "")")
+        let profiler = try #require(session.app)
+        try session.key("ctrl+q")
+        #expect(waitFor(seconds: 30) { !Self.hasChildren(profiler.pid) }, "the app did not quit")
+        // Sysprof 3.46 records until told to stop; without a system bus (sysprofd) it stops only
+        // at the third SIGINT, writing the capture then.
+        for _ in 0..<3 where !profiler.hasExited {
+            kill(profiler.pid, SIGINT)
+            _ = waitFor(seconds: 5) { profiler.hasExited }
+        }
+        #expect(profiler.hasExited, "sysprof-cli did not stop: \(profiler.errors)")
+        let lines = Self.marks(errors: profiler.errors)
+        let timeline = Self.sysprofMarks(capture)
+        for event in ["first-frame", "gallery-open", "gallery-splice", "gallery-drawn"] {
+            let line = lines.first { $0.event == event }
+            #expect(line != nil && timeline.contains { $0.name == event && $0.time == line?.values.first }, "\(event): line \(String(describing: line)), timeline \(timeline.map(\.name))")
+        }
+        let splice = timeline.first { $0.name == "gallery-splice" }?.message ?? ""
+        #expect(splice.hasSuffix("inserted=1 removed=0"), "gallery-splice: \(splice)")
     }
 }
 }
