@@ -29,6 +29,8 @@ let package = Package(
         // that let the GLib main loop run Swift's main actor; libcanberra for the shutter sound.
         .systemLibrary(name: "CGtk", path: "Sources/CGtk", pkgConfig: "libadwaita-1"),
         .systemLibrary(name: "CCanberra", path: "Sources/CCanberra", pkgConfig: "libcanberra"),
+        // Sysprof's capture library for the app's marks (`Marks`; its reader for their test): static, linked in.
+        .systemLibrary(name: "CSysprof", path: "Sources/CSysprof"),
         // gettext for the command-line tool, which must not link GTK: glibc's own (libintl.h).
         .systemLibrary(name: "CGettext", path: "Sources/CGettext"),
         // libpng reports errors with longjmp, which Swift cannot catch: a small C shim owns setjmp.
@@ -61,7 +63,7 @@ let package = Package(
         .target(name: "PhotoLibrary", dependencies: ["Media", "CSQLite"]),
         .executableTarget(name: "pinhole", dependencies: ["Capture", "Media", "PhotoLibrary", "CGettext"]),
         // The camera app: a GTK-free model (unit-tested without a display) and the GTK views over it.
-        .target(name: "CameraModel", dependencies: ["Capture", "Media", "PhotoLibrary"]),
+        .target(name: "CameraModel", dependencies: ["Capture", "Media", "PhotoLibrary", "CSysprof"]),
         .executableTarget(name: "pinhole-camera", dependencies: ["CameraModel", "Capture", "Media", "PhotoLibrary", "CGtk", "CCanberra"]),
         // The benchmark, pinhole-bench, is a package of its own (Benchmarks/), which uses these
         // libraries as any dependent package does: `swift build` here neither builds it nor links FFmpeg.
@@ -76,6 +78,6 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Media", "TestSupport"]),
         .testTarget(name: "PinholeCLITests", dependencies: ["pinhole", "Media", "TestSupport"]),
         .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "Media", "TestSupport"]),
-        .testTarget(name: "CameraAppTests", dependencies: ["CameraModel", "Capture", "Media", "PhotoLibrary", "TestSupport", "PinholeTestSupport"]),
+        .testTarget(name: "CameraAppTests", dependencies: ["CameraModel", "Capture", "Media", "PhotoLibrary", "CSysprof", "TestSupport", "PinholeTestSupport"]),
     ]
 )

@@ -197,6 +197,7 @@ extension CameraModel {
         }
         do {
             let asset = try await library.addPhoto(data: data)
+            Marks.mark(.photoSaved)
             events.send(.photoSaved(asset.path))
             newestItem = asset.path
             newestThumbnail = try? await library.thumbnail(for: asset.id, size: .normal)

@@ -60,8 +60,7 @@ extension CameraApplication {
     /// open for other programs live on; `activate` makes a new window.
     func windowGone() {
         guard let window, let model else { return }
-        let counts = model.mailbox.counts
-        BenchReport.say("preview", Int64(window.preview.drawnFrames), Int64(counts.replaced), Int64(model.previewFrameCount), Int64(model.previewDroppedFrames))
+        if Marks.isOn { Marks.mark(.preview(FrameMarks.previewCounts(window))) }
         window.detach()
         self.window = nil
         // Nothing can confirm a photo any more: it is kept.

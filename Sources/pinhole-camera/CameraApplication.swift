@@ -139,7 +139,7 @@ final class CameraApplication {
     }
 
     /// What the model tells once: the shutter's blink and sound, toasts (to the journal when no
-    /// window shows them), a photo saved (for the benchmark) or discarded (with Undo).
+    /// window shows them), a photo discarded (with Undo); a photo saved needs nothing here.
     private func handle(_ event: CameraEvent) {
         switch event {
         case .shutter:
@@ -148,7 +148,7 @@ final class CameraApplication {
         case let .toast(text):
             if window == nil { journal(text) }
         case .photoSaved:
-            BenchReport.say("photo-saved", BenchReport.now)
+            break
         case .photoDiscarded:
             window?.toast(L("Photo discarded"), undo: "app.undo-discard", replacing: true)
         }

@@ -102,10 +102,11 @@ final class AppSession: @unchecked Sendable {
     /// The window's title as xdotool looks for it (a regular expression).
     private(set) var title = "^Camera$"
 
-    /// Starts the app and waits for its window (titled `title`: "Camera" in English).
-    func launch(arguments: [String] = [], title: String = "^Camera$") throws {
+    /// Starts the app and waits for its window (titled `title`: "Camera" in English); `under` is
+    /// a program that starts it (a profiler and its options), which `app` is then.
+    func launch(arguments: [String] = [], title: String = "^Camera$", under wrapper: [String] = []) throws {
         self.title = title
-        app = try BackgroundProcess([builtProduct("pinhole-camera")] + arguments, environment: environment)
+        app = try BackgroundProcess(wrapper + [builtProduct("pinhole-camera")] + arguments, environment: environment)
         try #require(waitFor(seconds: 30) { self.windowID() != nil }, "no window appeared: \(app?.errors ?? "")")
         // Open the control FIFO for writing once the app reads it (Capture starts its reader
         // when the app first looks for cameras, which it does while the window opens).

@@ -54,8 +54,8 @@ final class CameraWindow {
     enum Page { case camera, gallery, viewer, trash }
     private(set) var page = Page.camera
     private var minimized = false
-    /// What the benchmark is told about the gallery's and the viewer's drawing (nil unless it asks).
-    private var drawReport: DrawReport?
+    /// The marks read from the window's frame clock (nil when marks are off).
+    private var frameMarks: FrameMarks?
 
     /// The window's size when it opens (GTK's logical pixels).
     static let defaultSize = (width: 960, height: 720)
@@ -89,7 +89,7 @@ final class CameraWindow {
         }
         connect(UnsafeMutableRawPointer(window), "realize") { [weak self] in self?.followMinimizing() }
         observe { [weak self] in self?.showScreen() }.store(in: &subscriptions)
-        drawReport = DrawReport(window: self)
+        frameMarks = FrameMarks(window: self)
     }
 
     /// How long a camera may take to start before "Starting the Camera…" is shown.
@@ -237,7 +237,7 @@ final class CameraWindow {
     /// page is shown, and the gallery follows the library only while it or the viewer is.
     func show(_ page: Page, item: Int = 0) {
         guard page != self.page || page == .viewer, !(page != .camera && model.isRecording) else { return }
-        drawReport?.pageRequested(page)
+        frameMarks?.pageRequested(page)
         if self.page == .viewer, page != .viewer { viewer.close() }
         self.page = page
         switch page {

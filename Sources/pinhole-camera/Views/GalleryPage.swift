@@ -186,7 +186,7 @@ final class GalleryPage {
 
     /// Follows one change of the model's items.
     private func splice(at: Int, removing: Int, inserting: Int) {
-        BenchReport.say("gallery-splice", BenchReport.now, Int64(inserting), Int64(removing))
+        Marks.mark(.gallerySplice(inserted: inserting, removed: removing))
         assets = Dictionary(gallery.items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for id in textures.keys where assets[id] == nil {
             if let texture = textures.remove(id) { g_object_unref(UnsafeMutableRawPointer(texture)) }

@@ -15,7 +15,7 @@ final class PreviewArea {
     let countdownLabel: Widget
     let flash: Widget
     private let mailbox: FrameMailbox
-    /// Frames drawn so far (the benchmark and tests read it).
+    /// Frames drawn so far (the window's visibility check and the frame marks read it).
     private(set) var drawnFrames = 0
     /// Told the picture's size in device pixels whenever it changes (frames are then made that size).
     private let onResize: (_ width: Int, _ height: Int) -> Void
@@ -112,38 +112,14 @@ final class PreviewArea {
         gtk_picture_set_paintable(cast(picture), cast(texture))
         g_object_unref(UnsafeMutableRawPointer(texture))
         drawnFrames += 1
-        // What a person sees: frames given while a status page covers the preview do not count.
-        guard gtk_widget_get_mapped(picture) != 0 else { return }
-        visibleFrames += 1
-        if visibleFrames == 1 { paintReport = "first-frame" }
-        if cleared {
-            cleared = false
-            paintReport = "preview-resumed"
-        }
     }
 
-    /// Frames drawn while the picture could be seen (not hidden behind a status page or another page).
-    private var visibleFrames = 0
-    /// Whether the picture was dropped after frames had been seen, and none has been seen since.
-    private var cleared = false
-    /// The benchmark's event for the next frame painted (`first-frame`, or `preview-resumed` after
-    /// the camera was let go and taken again), said by `DrawReport` once GTK has painted it.
-    private var paintReport: String?
-
-    /// The benchmark's event awaiting the next paint, if any (emptied).
-    func takePaintReport() -> String? {
-        defer { paintReport = nil }
-        return paintReport
-    }
-
-    /// Drops the picture (the camera was let go or failed).
+    /// Drops the picture (the camera was let go or failed); a picture that was shown is marked
+    /// let go (`Mark.previewCleared`).
     func clear() {
+        let hadPicture = gtk_picture_get_paintable(cast(picture)) != nil
         gtk_picture_set_paintable(cast(picture), nil)
-        if !cleared && visibleFrames > 0 {
-            cleared = true
-            paintReport = nil
-            BenchReport.say("preview-cleared", BenchReport.now)
-        }
+        if hadPicture { Marks.mark(.previewCleared) }
     }
 
     /// Shows the model's overlays (the grid, the dimming of an unplugged camera, the self-timer's

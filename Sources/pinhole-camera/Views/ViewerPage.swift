@@ -31,8 +31,6 @@ final class ViewerPage {
     var onEmpty: () -> Void = {}
     /// Told when the item shown went to the Trash from here (the window offers Undo).
     var onDeleted: () -> Void = {}
-    /// Decoded photos handed to the picture so far (the benchmark's report waits for the next).
-    private(set) var picturesShown = 0
     /// The zoom and scroll position (`CameraModel.ZoomGeometry`, tested without a display).
     private var geometry = ZoomGeometry()
     /// The zoom factor; nil fits the picture to the window.
@@ -273,8 +271,7 @@ final class ViewerPage {
             let texture = lendTexture(image)
             gtk_picture_set_paintable(cast(self.picture), cast(texture))
             g_object_unref(UnsafeMutableRawPointer(texture))
-            self.picturesShown += 1
-            BenchReport.say("viewer-decoded", BenchReport.now, Int64(max(image.width, image.height)))
+            Marks.mark(.viewerDecoded(longest: max(image.width, image.height)))
             self.decodedLongest = max(image.width, image.height)
             // The index's size is the stored one: turned by EXIF, the upright picture swaps it.
             let (width, height) = asset.pixelWidth > 0 && asset.pixelHeight > 0 ? (asset.pixelWidth, asset.pixelHeight) : (image.width, image.height)

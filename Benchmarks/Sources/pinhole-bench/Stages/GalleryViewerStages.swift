@@ -198,7 +198,7 @@ struct LiveAdds {
 }
 
 /// The camera app under a `HeadlessSession` with PINHOLE_BENCH_REPORT=1, its report lines
-/// (`BenchReport`, `DrawReport`) read one event at a time, in order.
+/// (the app's marks: `Marks`, `FrameMarks`) read one event at a time, in order.
 final class ReportingApp {
     /// The app's process.
     let child: ChildProcess
