@@ -565,13 +565,24 @@ static void stream_param_changed(void *data, uint32_t id, const struct spa_pod *
         return;
     }
     // Buffers in memory the shim can map (memfd or plain memory, not DMA-BUF), and a header
-    // meta for the producer's time stamps and sequence numbers.
+    // meta for the producer's time stamps and sequence numbers. A compressed frame's size varies
+    // from frame to frame: MJPEG buffers are asked to hold up to two bytes a pixel (a producer
+    // that sizes its pool from the first frames otherwise cuts, or crashes on, a larger one, as
+    // GStreamer's pipewiresink 0.3.65 did).
     uint8_t storage[512];
     struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(storage, sizeof storage);
     const struct spa_pod *params[2];
-    params[0] = spa_pod_builder_add_object(&builder, SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
-        SPA_PARAM_BUFFERS_buffers, SPA_POD_CHOICE_RANGE_Int(4, 2, 16),
-        SPA_PARAM_BUFFERS_dataType, SPA_POD_CHOICE_FLAGS_Int((1 << SPA_DATA_MemFd) | (1 << SPA_DATA_MemPtr)));
+    if (fourcc == mjpeg_fourcc) {
+        int32_t size = (int32_t)(width * height * 2);
+        params[0] = spa_pod_builder_add_object(&builder, SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
+            SPA_PARAM_BUFFERS_buffers, SPA_POD_CHOICE_RANGE_Int(4, 2, 16),
+            SPA_PARAM_BUFFERS_size, SPA_POD_CHOICE_RANGE_Int(size, size, INT32_MAX),
+            SPA_PARAM_BUFFERS_dataType, SPA_POD_CHOICE_FLAGS_Int((1 << SPA_DATA_MemFd) | (1 << SPA_DATA_MemPtr)));
+    } else {
+        params[0] = spa_pod_builder_add_object(&builder, SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
+            SPA_PARAM_BUFFERS_buffers, SPA_POD_CHOICE_RANGE_Int(4, 2, 16),
+            SPA_PARAM_BUFFERS_dataType, SPA_POD_CHOICE_FLAGS_Int((1 << SPA_DATA_MemFd) | (1 << SPA_DATA_MemPtr)));
+    }
     params[1] = spa_pod_builder_add_object(&builder, SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
         SPA_PARAM_META_type, SPA_POD_Id(SPA_META_Header), SPA_PARAM_META_size, SPA_POD_Int(sizeof(struct spa_meta_header)));
     pw.pw_stream_update_params(stream->stream, params, 2);
