@@ -77,8 +77,9 @@ public final class PrivatePipeWire: @unchecked Sendable {
 /// xdg-desktop-portal on a `PrivatePipeWire`'s bus with its permission store and a stand-in access
 /// dialog (Tests/Fixtures/stand-in-access-backend.py, configured as the Access backend of a
 /// desktop of the test's own: the portal exports its Camera interface only with one). Programs
-/// reach it through `environment` (the daemon's, with PINHOLE_PORTAL=1). Start it once the camera
-/// node is in the graph: the portal does not notice a pipewiresink node that appears after it.
+/// reach it through `environment` (the daemon's, with PINHOLE_PORTAL=1), on the daemon's bus or
+/// on `bus` (an app session's). Start it once the camera node is in the graph: the portal does not
+/// notice a pipewiresink node that appears after it.
 public final class PrivateCameraPortal: @unchecked Sendable {
     /// The portal, the permission store and the stand-in dialog.
     public private(set) var processes: [BackgroundProcess] = []
@@ -90,8 +91,9 @@ public final class PrivateCameraPortal: @unchecked Sendable {
     private let dialogLog: String
 
     /// Starts xdg-permission-store, the stand-in dialog answering `dialogAnswer` and
-    /// xdg-desktop-portal; ready once the portal's Camera interface says a camera is present.
-    public init(on server: PrivatePipeWire, dialogAnswer: Int = 0) throws {
+    /// xdg-desktop-portal on `bus` (the daemon's when nil); ready once the portal's Camera
+    /// interface says a camera is present.
+    public init(on server: PrivatePipeWire, bus: String? = nil, dialogAnswer: Int = 0) throws {
         let folder = server.folder
         answerFile = folder.path("portal-answer")
         dialogLog = folder.path("portal-dialogs.log")
@@ -101,7 +103,8 @@ public final class PrivateCameraPortal: @unchecked Sendable {
         let backend = "org.freedesktop.impl.portal.desktop.pinholetest"
         try "[portal]\nDBusName=\(backend)\nInterfaces=org.freedesktop.impl.portal.Access;\nUseIn=pinholetest\n"
             .write(toFile: portals + "/pinholetest.portal", atomically: true, encoding: .utf8)
-        let base = server.environment.merging(["XDG_DATA_HOME": server.folder.path("home/.local/share")]) { _, new in new }
+        var base = server.environment.merging(["XDG_DATA_HOME": server.folder.path("home/.local/share")]) { _, new in new }
+        if let bus { base["DBUS_SESSION_BUS_ADDRESS"] = bus }
         processes.append(try BackgroundProcess(["/usr/libexec/xdg-permission-store", "--replace"], environment: base))
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/stand-in-access-backend.py").path
