@@ -51,6 +51,9 @@ let package = Package(
         // `system/` (a header search path inside the package, not an unsafe flag), its public
         // header none.
         .target(name: "CPipeWire", path: "Sources/CPipeWire", cSettings: [.headerSearchPath("system")]),
+        // The desktop's camera portal (xdg-desktop-portal's org.freedesktop.portal.Camera) over sd-bus:
+        // libsystemd is linked for CSensorProxy already, so the portal loads nothing more.
+        .target(name: "CCameraPortal", path: "Sources/CCameraPortal", linkerSettings: [.linkedLibrary("systemd")]),
 
         // Media's per-pixel loops (range expansion, the alpha check, the synthetic picture), in C:
         // a debug build does not optimise Swift, and a package used as a dependency may not ask
@@ -59,7 +62,7 @@ let package = Package(
 
         // No unsafe flags in the libraries' targets: SwiftPM refuses them in a versioned dependency.
         .target(name: "Media", dependencies: ["CYUV", "CTurboJPEG", "CExif", "CPNG", "CWebP", "CZlib", "CMediaLoader", "CPixels"]),
-        .target(name: "Capture", dependencies: ["Media", "CV4L2", "CSensorProxy", "CPulse", "CPipeWire"]),
+        .target(name: "Capture", dependencies: ["Media", "CV4L2", "CSensorProxy", "CPulse", "CPipeWire", "CCameraPortal"]),
         .target(name: "PhotoLibrary", dependencies: ["Media", "CSQLite"]),
         .executableTarget(name: "pinhole", dependencies: ["Capture", "Media", "PhotoLibrary", "CGettext"]),
         // The camera app: a GTK-free model (unit-tested without a display) and the GTK views over it.

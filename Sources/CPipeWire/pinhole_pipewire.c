@@ -22,7 +22,7 @@
     X(pw_init) X(pw_get_library_version) X(pw_thread_loop_new) X(pw_thread_loop_get_loop) X(pw_thread_loop_start) \
     X(pw_thread_loop_stop) X(pw_thread_loop_destroy) X(pw_thread_loop_lock) X(pw_thread_loop_unlock) \
     X(pw_thread_loop_signal) X(pw_thread_loop_timed_wait_full) X(pw_thread_loop_get_time) X(pw_context_new) \
-    X(pw_context_destroy) X(pw_context_connect) X(pw_core_disconnect) X(pw_proxy_destroy) X(pw_proxy_add_listener) \
+    X(pw_context_destroy) X(pw_context_connect) X(pw_context_connect_fd) X(pw_core_disconnect) X(pw_proxy_destroy) X(pw_proxy_add_listener) \
     X(pw_properties_new) X(pw_stream_new) X(pw_stream_destroy) X(pw_stream_connect) X(pw_stream_disconnect) \
     X(pw_stream_add_listener) X(pw_stream_dequeue_buffer) X(pw_stream_queue_buffer) X(pw_stream_update_params)
 
@@ -418,22 +418,25 @@ static bool wait_until(struct pw_thread_loop *loop, const bool *flag, const bool
     return *flag;
 }
 
-pinhole_pw_monitor *pinhole_pw_monitor_new(int timeout_ms, int *error, char *message, size_t size) {
+pinhole_pw_monitor *pinhole_pw_monitor_new(int fd, int timeout_ms, int *error, char *message, size_t size) {
     struct pinhole_pw_monitor *monitor = calloc(1, sizeof *monitor);
-    if (!monitor) { *error = -ENOMEM; snprintf(message, size, "out of memory"); return NULL; }
+    if (!monitor) { if (fd >= 0) close(fd); *error = -ENOMEM; snprintf(message, size, "out of memory"); return NULL; }
     monitor->loop = pw.pw_thread_loop_new("pinhole-pipewire", NULL);
-    if (!monitor->loop) { *error = -errno; snprintf(message, size, "pw_thread_loop_new: %s", strerror(errno)); free(monitor); return NULL; }
+    if (!monitor->loop) { if (fd >= 0) close(fd); *error = -errno; snprintf(message, size, "pw_thread_loop_new: %s", strerror(errno)); free(monitor); return NULL; }
     monitor->context = pw.pw_context_new(pw.pw_thread_loop_get_loop(monitor->loop), NULL, 0);
     if (!monitor->context) {
+        if (fd >= 0) close(fd);
         *error = -errno; snprintf(message, size, "pw_context_new: %s", strerror(errno));
         pw.pw_thread_loop_destroy(monitor->loop); free(monitor); return NULL;
     }
     if (pw.pw_thread_loop_start(monitor->loop) < 0) {
+        if (fd >= 0) close(fd);
         *error = -errno; snprintf(message, size, "pw_thread_loop_start: %s", strerror(errno));
         pw.pw_context_destroy(monitor->context); pw.pw_thread_loop_destroy(monitor->loop); free(monitor); return NULL;
     }
     pw.pw_thread_loop_lock(monitor->loop);
-    monitor->core = pw.pw_context_connect(monitor->context, NULL, 0);
+    // pw_context_connect_fd takes the descriptor (its connection closes it).
+    monitor->core = fd >= 0 ? pw.pw_context_connect_fd(monitor->context, fd, NULL, 0) : pw.pw_context_connect(monitor->context, NULL, 0);
     if (!monitor->core) {
         *error = -errno;
         snprintf(message, size, "cannot connect to PipeWire: %s", strerror(errno));

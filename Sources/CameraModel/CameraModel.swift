@@ -241,7 +241,8 @@ public final class CameraModel {
         let attempt = beginAttempt()
         guard let device = device ?? camera.flatMap({ current in cameras.first { $0.uniqueID == current.uniqueID } }) ?? preferredCamera() else {
             camera = nil
-            screen = .noCamera
+            // No camera because the camera portal refused (or is missing): say that, not "No Camera Found".
+            screen = CaptureDevice.accessProblem(for: .video).map { CameraWords.screen(for: $0) } ?? .noCamera
             return
         }
         let result = await capture.open(device, wanted: videoMode)
@@ -288,7 +289,16 @@ public final class CameraModel {
     }
 
     /// Tries again (the Retry button), or by itself every two seconds while the camera is busy.
-    public func retry() { Task { await refreshCameras(); await startCamera() } }
+    /// After a refusal, access is asked for again first (through the camera portal: its dialog,
+    /// unless the desktop's privacy settings hold the answer).
+    public func retry() {
+        let denied = screen.isAccessDenied
+        Task {
+            if denied { _ = await CaptureDevice.requestAccess(for: .video) }
+            await refreshCameras()
+            await startCamera()
+        }
+    }
 
     private func retryWhileBusy() {
         retryTask?.cancel()

@@ -8,7 +8,8 @@ public enum CameraScreen: Equatable, Sendable {
     case preview
     /// No usable camera is connected.
     case noCamera
-    /// The camera exists but this user may not open it; `advice` names the group and the command.
+    /// The camera exists but this user may not open it, or the camera portal refused; `advice`
+    /// names the group and the command, or where to allow camera access.
     case accessDenied(advice: String)
     /// Another program holds the camera (named when it could be found).
     case busy(program: String?)
@@ -16,6 +17,9 @@ public enum CameraScreen: Equatable, Sendable {
     case failed(reason: String)
     /// The camera was let go while the window is hidden or the camera page is not shown.
     case released
+
+    /// Whether this is the "Camera Access Denied" page.
+    var isAccessDenied: Bool { if case .accessDenied = self { true } else { false } }
 }
 
 /// What a full-window status page says (`CameraWords.page(for:)`): the window shows these words.

@@ -13,6 +13,8 @@ public enum CameraWords {
         case .noCamera, .deviceNotFound: return .noCamera
         case let .accessDenied(_, group): return .accessDenied(advice: accessAdvice(group: group))
         case let .restricted(_, reason): return .accessDenied(advice: reason)
+        // Translators: on the "Camera Access Denied" page, after "You may not use the camera.", when the desktop's camera portal refused.
+        case .portalAccessDenied: return .accessDenied(advice: L("Allow Camera access in Settings → Privacy, then press Retry."))
         case .deviceBusy: return .busy(program: busyHolder)
         case .deviceDisconnected: return .noCamera
         default: return .failed(reason: reason(error))

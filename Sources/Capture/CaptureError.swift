@@ -14,6 +14,9 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
     case accessDenied(device: String, group: String?)
     /// Policy forbids using the camera (for example a sandbox without the camera portal).
     case restricted(device: String, reason: String)
+    /// The desktop's camera portal refused access to the cameras (the user said no, now or
+    /// before: the answer is kept in the portal's permission store).
+    case portalAccessDenied
     /// Another program is using the camera.
     case deviceBusy(device: String)
     /// The camera was unplugged (or its driver went away).
@@ -66,6 +69,8 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Camera access denied for \(device)."
         case let .restricted(device, reason):
             return "Using \(device) is not allowed here: \(reason)."
+        case .portalAccessDenied:
+            return "Camera access was refused through the desktop's camera portal."
         case let .deviceBusy(device):
             return "\(device) is in use by another program. Close the other camera app and try again."
         case let .deviceDisconnected(device):

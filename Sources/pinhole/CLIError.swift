@@ -26,7 +26,7 @@ enum CLIError: Error {
         case let .capture(error):
             switch error {
             case .noCamera, .deviceNotFound: return ExitCode.noCamera
-            case .accessDenied, .restricted: return ExitCode.accessDenied
+            case .accessDenied, .restricted, .portalAccessDenied: return ExitCode.accessDenied
             case .deviceBusy, .deviceDisconnected: return ExitCode.busyOrUnplugged
             case .media(.io), .recordingFailed(_, .file): return ExitCode.cannotWrite
             default: return ExitCode.failure
@@ -71,6 +71,9 @@ enum CLIError: Error {
             return error.description + " " + L("Join that group with `sudo usermod -aG %@ $USER`, then log out and back in.", group)
         case .accessDenied(_, nil):
             return error.description + " " + L("Check the permissions of the device node.")
+        case .portalAccessDenied:
+            // Translators: after "Camera access was refused through the desktop's camera portal."
+            return error.description + " " + L("Allow Camera access in Settings → Privacy, then try again.")
         case .soundServerNotResponding:
             return error.description + " " + L("Restart it (systemctl --user restart pipewire-pulse, or pulseaudio -k).")
         case let .recordingFailed(path, .file(failure, kept)):

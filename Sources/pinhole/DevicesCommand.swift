@@ -23,7 +23,11 @@ enum DevicesCommand {
             return
         }
         if !devices.contains(where: { $0.deviceType != .virtual }) {
-            print(L("No camera found. Pinhole's test cameras are available as --device test-front and --device test-back.") + "\n")
+            if let problem = CaptureDevice.accessProblem(for: .video) {
+                print(CLIError.line(for: problem) + "\n")
+            } else {
+                print(L("No camera found. Pinhole's test cameras are available as --device test-front and --device test-back.") + "\n")
+            }
         }
         for device in devices { print(text(device)) }
     }
@@ -34,8 +38,13 @@ enum DevicesCommand {
         var lines = [L("%@ — %@, %@", device.localizedName, positionText(device.position), typeText(device.deviceType))]
         lines.append("  " + L("ID: %@", device.uniqueID))
         if let path = device.path { lines.append("  " + L("Node: %@", path)) }
-        // Translators: under a camera in `pinhole devices`: Pinhole streams it through PipeWire, from this node.
-        if let node = device.pipeWireNode { lines.append("  " + L("PipeWire node: %@", node)) }
+        if let node = device.pipeWireNode {
+            lines.append("  " + (device.route == .portal
+                // Translators: under a camera in `pinhole devices`: Pinhole streams it from this PipeWire node, reached through the desktop's camera portal.
+                ? L("PipeWire node, through the camera portal: %@", node)
+                // Translators: under a camera in `pinhole devices`: Pinhole streams it through PipeWire, from this node.
+                : L("PipeWire node: %@", node)))
+        }
         if device.isInfrared {
             // Translators: under a camera in `pinhole devices`; face-login cameras see infrared light only.
             lines.append("  " + L("Infrared: greyscale only (a face-login camera); never chosen by default, use --device to pick it"))
@@ -114,7 +123,7 @@ enum DevicesCommand {
     static func describe(_ device: CaptureDevice) -> [String: Any] {
         var object: [String: Any] = [
             "id": device.uniqueID, "name": device.localizedName, "position": device.position.rawValue,
-            "type": device.deviceType.rawValue, "access": device.authorizationStatus.rawValue,
+            "type": device.deviceType.rawValue, "access": device.authorizationStatus.rawValue, "route": device.route.rawValue,
             "formats": device.formats.map { format -> [String: Any] in
                 ["pixelFormat": format.pixelFormat.description, "width": format.dimensions.width, "height": format.dimensions.height,
                  "frameRates": format.frameIntervals.map(\.framesPerSecond)]

@@ -116,7 +116,8 @@ enum SnapCommand {
         }
     }
 
-    /// The camera asked for, the default one, or the test camera.
+    /// The camera asked for, the default one, or the test camera. When no real camera can be
+    /// reached because the camera portal refused (or is missing), that is the error.
     static func pickDevice(id: String?, position: CaptureDevice.Position) throws(CLIError) -> CaptureDevice {
         if let id {
             do throws(CaptureError) {
@@ -124,10 +125,13 @@ enum SnapCommand {
                 if let problem = device.accessProblem { throw problem }
                 return device
             } catch {
+                if case .deviceNotFound = error, let problem = CaptureDevice.accessProblem(for: .video) { throw .capture(problem) }
                 throw .capture(error)
             }
         }
-        guard let device = CaptureDevice.default(for: .video, position: position) else { throw .capture(.noCamera) }
+        let device = CaptureDevice.default(for: .video, position: position)
+        if device?.deviceType ?? .virtual == .virtual, let problem = CaptureDevice.accessProblem(for: .video) { throw .capture(problem) }
+        guard let device else { throw .capture(.noCamera) }
         if device.deviceType == .virtual, let denied = CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).devices.first(where: { $0.accessProblem != nil }) {
             // A camera exists but cannot be opened: say so instead of silently using the test camera.
             throw .capture(denied.accessProblem!)

@@ -88,6 +88,10 @@ struct CameraModelTests {
         let hint = "It belongs to the group 'video': join it with `sudo usermod -aG video $USER`, then log out and back in."
         #expect(CameraWords.screen(for: .accessDenied(device: "/dev/video0", group: "video")) == .accessDenied(advice: hint))
         #expect(CameraWords.screen(for: .deviceBusy(device: "/dev/video0")) == .busy(program: nil))
+        // The camera portal's refusal: the same page, with the desktop's privacy settings as the fix.
+        let portal = CameraWords.screen(for: .portalAccessDenied)
+        #expect(portal == .accessDenied(advice: "Allow Camera access in Settings → Privacy, then press Retry."))
+        #expect(CameraWords.page(for: portal).title == "Camera Access Denied" && CameraWords.page(for: portal).buttons == [.retry])
         guard case let .failed(reason) = CameraWords.screen(for: .streamFailed(device: "Webcam", reason: "VIDIOC_DQBUF: input/output error")) else {
             Issue.record("a stream failure is not the failed page")
             return

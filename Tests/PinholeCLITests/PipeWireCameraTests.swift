@@ -9,6 +9,19 @@ import TestSupport
 /// offers cameras here (the environment's /dev is empty), so every frame comes through the
 /// PipeWire driver: its registry discovery, EnumFormat reading, exact format negotiation and
 /// buffers.
+/// Expects the 640×480 JPEG at `path` to show videotestsrc's SMPTE pattern: seven 75% bars
+/// across the top two thirds (`label` names the case in failures).
+func expectColourBars(in path: String, label: String) throws {
+    let image = try JPEGDecoder().decode(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+    #expect(image.width == 640 && image.height == 480)
+    let lit: [(Bool, Bool, Bool)] = [(true, true, true), (true, true, false), (false, true, true), (false, true, false),
+                                     (true, false, true), (true, false, false), (false, false, true)]
+    for (index, expected) in lit.enumerated() {
+        let pixel = image.bgraPixel(x: (2 * index + 1) * 640 / 14, y: 160)
+        #expect((pixel.r > 120, pixel.g > 120, pixel.b > 120) == expected, "\(label) bar \(index): \(pixel)")
+    }
+}
+
 @Suite("pinhole with a PipeWire camera", .serialized)
 struct PipeWireCameraTests {
     /// The environment for `pinhole`: isolated (private HOME, empty /dev) with the private PipeWire.
@@ -55,15 +68,7 @@ struct PipeWireCameraTests {
         try #require(result.status == 0, "\(result.stderr)")
         let listed = try pinhole(["devices"], environment: environment(folder, server))
         #expect(listed.stdout.contains(format == "MJPG" ? "MJPEG: 640×480 (30 fps)" : "YUYV: 640×480 (30 fps)"), "\(listed.stdout)")
-        let image = try JPEGDecoder().decode(Array(try Data(contentsOf: URL(fileURLWithPath: output))))
-        #expect(image.width == 640 && image.height == 480)
-        // videotestsrc's SMPTE pattern: seven 75% bars across the top two thirds.
-        let lit: [(Bool, Bool, Bool)] = [(true, true, true), (true, true, false), (false, true, true), (false, true, false),
-                                         (true, false, true), (true, false, false), (false, false, true)]
-        for (index, expected) in lit.enumerated() {
-            let pixel = image.bgraPixel(x: (2 * index + 1) * 640 / 14, y: 160)
-            #expect((pixel.r > 120, pixel.g > 120, pixel.b > 120) == expected, "\(format) bar \(index): \(pixel)")
-        }
+        try expectColourBars(in: output, label: format)
     }
 
     @Test("record --device pipewire:<node> writes a 640×480 H.264 movie at the camera's 30 fps")

@@ -73,3 +73,84 @@ public final class PrivatePipeWire: @unchecked Sendable {
         return camera
     }
 }
+
+/// xdg-desktop-portal on a `PrivatePipeWire`'s bus with its permission store and a stand-in access
+/// dialog (Tests/Fixtures/stand-in-access-backend.py, configured as the Access backend of a
+/// desktop of the test's own: the portal exports its Camera interface only with one). Programs
+/// reach it through `environment` (the daemon's, with PINHOLE_PORTAL=1), on the daemon's bus or
+/// on `bus` (an app session's). Start it once the camera node is in the graph: the portal does not
+/// notice a pipewiresink node that appears after it.
+public final class PrivateCameraPortal: @unchecked Sendable {
+    /// The portal, the permission store and the stand-in dialog.
+    public private(set) var processes: [BackgroundProcess] = []
+    /// The daemon's environment, with PINHOLE_PORTAL=1.
+    public let environment: [String: String]
+    /// The file the stand-in dialog reads its answer from ("0" allow, "2" deny).
+    private let answerFile: String
+    /// The file it appends one line to per dialog shown.
+    private let dialogLog: String
+
+    /// Starts xdg-permission-store, the stand-in dialog answering `dialogAnswer` and
+    /// xdg-desktop-portal on `bus` (the daemon's when nil); ready once the portal's Camera
+    /// interface says a camera is present.
+    public init(on server: PrivatePipeWire, bus: String? = nil, dialogAnswer: Int = 0) throws {
+        let folder = server.folder
+        answerFile = folder.path("portal-answer")
+        dialogLog = folder.path("portal-dialogs.log")
+        try "\(dialogAnswer)\n".write(toFile: answerFile, atomically: true, encoding: .utf8)
+        let portals = folder.path("portals")
+        try FileManager.default.createDirectory(atPath: portals, withIntermediateDirectories: true)
+        let backend = "org.freedesktop.impl.portal.desktop.pinholetest"
+        try "[portal]\nDBusName=\(backend)\nInterfaces=org.freedesktop.impl.portal.Access;\nUseIn=pinholetest\n"
+            .write(toFile: portals + "/pinholetest.portal", atomically: true, encoding: .utf8)
+        var base = server.environment.merging(["XDG_DATA_HOME": server.folder.path("home/.local/share")]) { _, new in new }
+        if let bus { base["DBUS_SESSION_BUS_ADDRESS"] = bus }
+        processes.append(try BackgroundProcess(["/usr/libexec/xdg-permission-store", "--replace"], environment: base))
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/stand-in-access-backend.py").path
+        let dialog = try BackgroundProcess(["/usr/bin/python3", fixture, backend, answerFile, dialogLog], environment: base)
+        processes.append(dialog)
+        try #require(dialog.waitForOutput(containing: "ready"), "the stand-in access dialog did not start: \(dialog.errors)")
+        processes.append(try BackgroundProcess(["/usr/libexec/xdg-desktop-portal", "--replace"],
+                                               environment: base.merging(["XDG_CURRENT_DESKTOP": "pinholetest", "XDG_DESKTOP_PORTAL_DIR": portals]) { _, new in new }))
+        environment = base.merging(["PINHOLE_PORTAL": "1"]) { _, new in new }
+        let ready = blockUntil {
+            let answer = try? runTool("gdbus", ["call", "--session", "-d", "org.freedesktop.portal.Desktop", "-o", "/org/freedesktop/portal/desktop",
+                                                "-m", "org.freedesktop.DBus.Properties.Get", "org.freedesktop.portal.Camera", "IsCameraPresent"],
+                                      environment: base)
+            return answer?.stdout.contains("<true>") ?? false
+        }
+        try #require(ready, "xdg-desktop-portal offers no camera (install xdg-desktop-portal: scripts/setup): \(processes[2].errors)")
+    }
+
+    deinit { stop() }
+
+    /// Kills the portal, the store and the dialog (and nothing else).
+    public func stop() {
+        for process in processes.reversed() { process.stop() }
+        processes.removeAll()
+    }
+
+    /// Stores `answer` ("yes" or "no") for programs outside a sandbox (app id "") in the permission
+    /// store's `devices` table under `camera`, as the desktop's privacy settings do.
+    public func setPermission(_ answer: String) throws {
+        let result = try runTool("gdbus", ["call", "--session", "-d", "org.freedesktop.impl.portal.PermissionStore",
+                                           "-o", "/org/freedesktop/impl/portal/PermissionStore",
+                                           "-m", "org.freedesktop.impl.portal.PermissionStore.SetPermission", "devices", "true", "camera", "", "['\(answer)']"],
+                                 environment: environment)
+        try #require(result.status == 0, "SetPermission failed: \(result.stderr)")
+    }
+
+    /// What the permission store holds for cameras (gdbus's text of Lookup's answer; empty when nothing is stored).
+    public func storedPermissions() throws -> String {
+        let result = try runTool("gdbus", ["call", "--session", "-d", "org.freedesktop.impl.portal.PermissionStore",
+                                           "-o", "/org/freedesktop/impl/portal/PermissionStore",
+                                           "-m", "org.freedesktop.impl.portal.PermissionStore.Lookup", "devices", "camera"], environment: environment)
+        return result.status == 0 ? result.stdout : ""
+    }
+
+    /// The dialogs the stand-in showed, one line each ("AccessDialog app_id= title=… response=N").
+    public var dialogs: [String] {
+        ((try? String(contentsOfFile: dialogLog, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+}

@@ -69,10 +69,11 @@ struct pinhole_pw_cameras {
 /// nodes (`media.class` Video/Source, `media.role` Camera) and their formats.
 typedef struct pinhole_pw_monitor pinhole_pw_monitor;
 
-/// Connects (to $PIPEWIRE_REMOTE, else pipewire-0 in $XDG_RUNTIME_DIR), and waits up to
-/// `timeout_ms` for the registry's cameras and their formats. NULL with a negative errno in
-/// `error` (ECONNREFUSED/ENOENT: no daemon; ETIMEDOUT: it did not answer) and PipeWire's message.
-pinhole_pw_monitor * _Nullable pinhole_pw_monitor_new(int timeout_ms, int * _Nonnull error, char * _Nonnull message, size_t size);
+/// Connects over `fd` (a connected socket the monitor takes and closes: the camera portal's
+/// PipeWire remote), or with `fd` -1 to $PIPEWIRE_REMOTE, else pipewire-0 in $XDG_RUNTIME_DIR; and
+/// waits up to `timeout_ms` for the registry's cameras and their formats. NULL with a negative
+/// errno in `error` (ECONNREFUSED/ENOENT: no daemon; ETIMEDOUT: it did not answer) and PipeWire's message.
+pinhole_pw_monitor * _Nullable pinhole_pw_monitor_new(int fd, int timeout_ms, int * _Nonnull error, char * _Nonnull message, size_t size);
 /// Disconnects and stops the thread loop.
 void pinhole_pw_monitor_free(pinhole_pw_monitor * _Nonnull monitor);
 /// Whether the connection still stands (false once the daemon went away or reported a fatal error).

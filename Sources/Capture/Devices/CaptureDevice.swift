@@ -87,8 +87,9 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
         /// A V4L2 node.
         case v4l2(path: String)
         /// A PipeWire camera node, by `node.name`; `v4l2Path` is the V4L2 node WirePlumber made it
-        /// from (`api.v4l2.path`), whose controls it keeps.
-        case pipewire(node: String, v4l2Path: String?)
+        /// from (`api.v4l2.path`), whose controls it keeps; `portal`: reached through the camera
+        /// portal's PipeWire remote (`CameraPortal`).
+        case pipewire(node: String, v4l2Path: String?, portal: Bool)
         /// The virtual test camera.
         case virtual
     }
@@ -118,8 +119,29 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
     }
     /// The PipeWire node (`node.name`), for cameras Pinhole streams through PipeWire.
     public var pipeWireNode: String? {
-        if case let .pipewire(node, _) = source { return node }
+        if case let .pipewire(node, _, _) = source { return node }
         return nil
+    }
+
+    /// How Pinhole reaches a camera.
+    public enum Route: String, Sendable, CaseIterable {
+        /// Its V4L2 device node, opened directly.
+        case v4l2
+        /// A PipeWire camera node, on the session's PipeWire.
+        case pipeWire
+        /// A PipeWire camera node, through the desktop's camera portal (in a sandbox, or with PINHOLE_PORTAL=1).
+        case portal
+        /// Pinhole's virtual test camera.
+        case virtual
+    }
+
+    /// How Pinhole reaches this camera.
+    public var route: Route {
+        switch source {
+        case .v4l2: .v4l2
+        case let .pipewire(_, _, portal): portal ? .portal : .pipeWire
+        case .virtual: .virtual
+        }
     }
     let source: Source
     /// The V4L2 controls as the description read them (nil when it could not open the node), so a
@@ -164,7 +186,7 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
     public var isConnected: Bool {
         switch source {
         case let .v4l2(path): return access(path, F_OK) == 0
-        case let .pipewire(node, v4l2Path):
+        case let .pipewire(node, v4l2Path, _):
             // Its V4L2 device, when it has one, must still be there too (WirePlumber without udev
             // may keep listing a node whose device was unplugged).
             return PipeWireCameras.isPresent(name: node) && v4l2Path.map { access($0, F_OK) == 0 } ?? true

@@ -23,7 +23,8 @@ enum DeviceScanner {
 
     /// Every camera: real ones first (in node order, each taken through PipeWire when the session's
     /// PipeWire offers it), then PipeWire's cameras without a V4L2 node (libcamera, programs), then
-    /// the virtual pair.
+    /// the virtual pair. Through the camera portal (`CameraPortal.isWanted`) the real cameras are
+    /// the portal's only: /dev is not looked at, as a sandbox does not see it.
     static func scan(includeVirtual: Bool = true) -> [CaptureDevice] {
         // A program under test is driven through its environment before it finds any camera.
         VirtualCameraControl.startIfAsked()
@@ -31,7 +32,7 @@ enum DeviceScanner {
         var seen = Set<String>()
         let pipeWire = PipeWireCameras.cameras()
         var placed = Set<String>()
-        for path in videoNodes() {
+        for path in CameraPortal.isWanted ? [] : videoNodes() {
             guard let device = describe(path: path), seen.insert(device.uniqueID).inserted else { continue }
             let resolved = FileSystem.realPath(path) ?? path
             if let camera = pipeWire.first(where: { camera in camera.v4l2Path.map { (FileSystem.realPath($0) ?? $0) == resolved } ?? false }) {
@@ -67,7 +68,7 @@ enum DeviceScanner {
         let type: CaptureDevice.DeviceType = node?.deviceType ?? (camera.location == "front" || camera.location == "back" ? .builtIn : .external)
         return CaptureDevice(uniqueID: id, localizedName: node?.localizedName ?? camera.description, manufacturer: node?.manufacturer ?? camera.vendor,
                              position: position, deviceType: type, formats: groupedFormats(camera.formats), controls: node?.controls ?? [],
-                             source: .pipewire(node: camera.name, v4l2Path: camera.v4l2Path),
+                             source: .pipewire(node: camera.name, v4l2Path: camera.v4l2Path, portal: camera.viaPortal),
                              isInfrared: V4L2PlanarCodes.isInfrared(camera.formats.map(\.0.fourCC)), v4l2Controls: node?.v4l2Controls)
     }
 

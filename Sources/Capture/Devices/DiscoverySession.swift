@@ -1,4 +1,5 @@
 import Glibc
+import Media
 
 extension CaptureDevice {
     /// Finds cameras of the given types and position, as AVFoundation's discovery session does.
@@ -62,24 +63,43 @@ extension CaptureDevice {
 
     /// Access to cameras, as far as the system tells.
     public enum AuthorizationStatus: String, Sendable {
-        /// Not asked yet (never returned on Linux without a portal).
+        /// Not asked yet (only through the camera portal, before the first look for cameras or
+        /// `requestAccess`).
         case notDetermined
         /// Cameras can be opened.
         case authorized
-        /// The user may not open the camera nodes (permissions).
+        /// The user may not open the camera nodes (permissions), or refused the camera portal.
         case denied
-        /// Policy forbids cameras (a sandbox without device access).
+        /// Policy forbids cameras (a sandbox without device access or camera portal).
         case restricted
     }
 
     /// Whether this process may use cameras: `.denied` when camera nodes exist but none can be
-    /// opened for lack of permission, `.restricted` inside a sandbox without /dev access.
+    /// opened for lack of permission, `.restricted` inside a sandbox without /dev access. Through
+    /// the camera portal (in a sandbox, or with PINHOLE_PORTAL=1): what the portal answered this
+    /// process, `.notDetermined` before it was asked (asking is not done here: no dialog shows).
     public static func authorizationStatus(for mediaType: MediaType = .video) -> AuthorizationStatus {
+        if CameraPortal.isWanted {
+            return switch CameraPortal.lastAnswer {
+            case .notAsked: .notDetermined
+            case .allowed: .authorized
+            case .denied: .denied
+            case .unavailable: .restricted
+            }
+        }
         let nodes = DeviceScanner.videoNodes()
         if nodes.isEmpty {
             return access("/.flatpak-info", F_OK) == 0 ? .restricted : .authorized
         }
         return nodes.contains { access($0, R_OK | W_OK) == 0 } ? .authorized : .denied
+    }
+
+    /// Why cameras cannot be used at all (nil when nothing is known to stand in the way): through
+    /// the camera portal, its refusal (`.portalAccessDenied`) or its absence (`.restricted`), once
+    /// a look for cameras or `requestAccess` asked it. A problem with one camera's node is that
+    /// camera's `accessProblem`.
+    public static func accessProblem(for mediaType: MediaType = .video) -> CaptureError? {
+        CameraPortal.isWanted ? CameraPortal.problem : nil
     }
 
     /// The status of this camera in particular.
@@ -95,9 +115,14 @@ extension CaptureDevice {
         return .accessDenied(device: path, group: V4L2Errno.owningGroup(path: path))
     }
 
-    /// Asks for camera access; true when granted. Without a desktop portal there is nobody to
-    /// ask, so this reports the permission the system gives now.
+    /// Asks for camera access; true when granted. Through the camera portal this calls its
+    /// AccessCamera, which shows the desktop's dialog unless the portal's permission store holds
+    /// the answer (a refusal stored there is answered at once: the user changes it in the
+    /// desktop's privacy settings). Without a portal there is nobody to ask, so this reports the
+    /// permission the system gives now.
     public static func requestAccess(for mediaType: MediaType = .video) async -> Bool {
-        authorizationStatus(for: mediaType) == .authorized
+        guard CameraPortal.isWanted else { return authorizationStatus(for: mediaType) == .authorized }
+        // The portal's dialog may wait for the user: on a Dispatch worker, not the caller's pool.
+        return await BlockingWork.run { () -> Bool in CameraPortal.requestAccess() }
     }
 }

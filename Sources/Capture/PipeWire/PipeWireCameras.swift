@@ -19,6 +19,9 @@ struct PipeWireCamera: Sendable, Equatable {
     var vendor: String?
     /// Pixel format, size and frame intervals of each way it streams that Pinhole reads.
     var formats: [(PixelFormat, Int, Int, [FrameInterval])]
+    /// Whether it was found through the camera portal's remote (then `v4l2Path` is nil: through
+    /// the portal Pinhole does not use /dev, which a sandbox does not see).
+    var viaPortal = false
 
     /// The same node (serial and name) with as many formats.
     static func == (a: PipeWireCamera, b: PipeWireCamera) -> Bool {
@@ -27,8 +30,10 @@ struct PipeWireCamera: Sendable, Equatable {
 }
 
 /// The process's connection to PipeWire for cameras: made on the first look (and only when a
-/// daemon's socket exists), kept for the process's life with its own thread loop watching the
-/// registry, remade when the daemon went away.
+/// daemon's socket exists, or the camera portal is used), kept for the process's life with its own
+/// thread loop watching the registry, remade when the daemon went away. With the camera portal
+/// (`CameraPortal.isWanted`) it is made over the portal's PipeWire remote, after the portal
+/// granted access; otherwise over the session's PipeWire socket.
 enum PipeWireCameras {
     /// How long the first look waits for the registry and the cameras' formats.
     static let discoveryTimeout = 3.0
@@ -43,16 +48,23 @@ enum PipeWireCameras {
     final class MonitorBox: @unchecked Sendable {
         /// The shim's monitor.
         let pointer: OpaquePointer
+        /// Whether it is connected over the camera portal's remote.
+        let viaPortal: Bool
         /// Takes ownership of `pointer`.
-        init(_ pointer: OpaquePointer) { self.pointer = pointer }
+        init(_ pointer: OpaquePointer, viaPortal: Bool) {
+            self.pointer = pointer
+            self.viaPortal = viaPortal
+        }
         deinit { pinhole_pw_monitor_free(pointer) }
     }
 
     /// Whether looking for PipeWire cameras is wanted and possible without loading anything:
-    /// PINHOLE_PIPEWIRE=0 turns it off; otherwise a daemon's socket must exist ($PIPEWIRE_REMOTE
+    /// PINHOLE_PIPEWIRE=0 turns it off; the camera portal gives a remote of its own (a sandbox
+    /// need not see PipeWire's socket); otherwise a daemon's socket must exist ($PIPEWIRE_REMOTE
     /// set, or pipewire-0 in $PIPEWIRE_RUNTIME_DIR, $XDG_RUNTIME_DIR).
     static var daemonMayBeThere: Bool {
         if DeviceScanner.environment("PINHOLE_PIPEWIRE") == "0" { return false }
+        if CameraPortal.isWanted { return true }
         if let remote = DeviceScanner.environment("PIPEWIRE_REMOTE"), !remote.isEmpty { return true }
         for variable in ["PIPEWIRE_RUNTIME_DIR", "XDG_RUNTIME_DIR"] {
             if let folder = DeviceScanner.environment(variable), !folder.isEmpty, access("\(folder)/pipewire-0", F_OK) == 0 { return true }
@@ -60,21 +72,26 @@ enum PipeWireCameras {
         return false
     }
 
-    /// The live monitor, connecting when there is none (or the last one's daemon went away).
+    /// The live monitor, connecting when there is none (or the last one's daemon went away):
+    /// through the camera portal when it is used (which may ask the user first, and throws its
+    /// refusal), else to the session's PipeWire.
     static func connected() throws(CaptureError) -> MonitorBox {
         try PipeWireLibrary.require()
         return try monitor.withLock { current throws(CaptureError) -> MonitorBox in
             if let box = current, pinhole_pw_monitor_is_alive(box.pointer) { return box }
             current = nil
+            let viaPortal = CameraPortal.isWanted
+            let fd = viaPortal ? try CameraPortal.openRemote() : -1
             var code: Int32 = 0
             var message = [CChar](repeating: 0, count: 256)
             let made = message.withUnsafeMutableBufferPointer { text in
-                pinhole_pw_monitor_new(Int32(discoveryTimeout * 1000), &code, text.baseAddress!, text.count)
+                pinhole_pw_monitor_new(fd, Int32(discoveryTimeout * 1000), &code, text.baseAddress!, text.count)
             }
             guard let made else {
-                throw PipeWireErrno.error("connecting", camera: "PipeWire", code: code, message: message.nulTerminatedString)
+                throw PipeWireErrno.error("connecting", camera: viaPortal ? "the camera portal's PipeWire" : "PipeWire", code: code,
+                                          message: message.nulTerminatedString)
             }
-            let box = MonitorBox(made)
+            let box = MonitorBox(made, viaPortal: viaPortal)
             current = box
             return box
         }
@@ -120,8 +137,8 @@ enum PipeWireCameras {
                 return value.isEmpty ? nil : value
             }
             return PipeWireCamera(serial: camera.serial, name: name, description: description.isEmpty ? name : description,
-                                  v4l2Path: optional(camera.v4l2_path), location: optional(camera.location),
-                                  vendor: optional(camera.vendor), formats: formats)
+                                  v4l2Path: box.viaPortal ? nil : optional(camera.v4l2_path), location: optional(camera.location),
+                                  vendor: optional(camera.vendor), formats: formats, viaPortal: box.viaPortal)
         }
     }
 

@@ -14,7 +14,7 @@ extension CaptureSession {
                 return try V4L2Backend(path: movedPath, name: device.localizedName, controls: moved.v4l2Controls)
             }
             return try V4L2Backend(path: path, name: device.localizedName, controls: device.v4l2Controls)
-        case let .pipewire(node, v4l2Path):
+        case let .pipewire(node, v4l2Path, _):
             return try PipeWireBackend(nodeName: node, name: device.localizedName, v4l2Path: v4l2Path, controls: device.v4l2Controls)
         case .virtual:
             return try VirtualCameraBackend(id: device.uniqueID, name: device.localizedName)
