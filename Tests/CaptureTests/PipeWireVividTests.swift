@@ -117,15 +117,11 @@ struct PipeWireVividTests {
     @Test("unbind while streaming through PipeWire: the node leaves the registry, the session is interrupted, discovery reports the camera gone")
     func unbind() async throws {
         let device = try camera()
-        let (session, output) = try await vividSession(device)
-        defer { session.stopRunning() }
-        let events = session.events()
-        let deviceEvents = CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).deviceEvents()
-        #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
-        try "vivid.0".write(toFile: "/sys/bus/platform/drivers/vivid/unbind", atomically: false, encoding: .utf8)
-        defer { try? "vivid.0".write(toFile: "/sys/bus/platform/drivers/vivid/bind", atomically: false, encoding: .utf8) }
-        #expect(await waitForEvent(events, seconds: patience) { $0 == .interrupted(.deviceDisconnected) } != nil)
-        #expect(!device.isConnected)
+        let (session, _, _, deviceEvents) = try await VividScenario.unbind(device)
+        defer {
+            session.stopRunning()
+            try? VividScenario.bindAgain()
+        }
         let seen = await collect(deviceEvents, count: 1, seconds: patience)
         let gone = seen.contains { event in
             if case let .disconnected(id, _) = event { return id == device.uniqueID }

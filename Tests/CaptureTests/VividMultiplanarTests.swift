@@ -110,29 +110,13 @@ extension VirtualCameraSuites {
 
         @Test("controls are set and read back, before and while streaming")
         func controls() async throws {
-            let device = try camera()
-            try press(.brightness, on: device, value: 200)
-            #expect(try device.value(of: .brightness) == 200)
-            let (session, output) = try await vividSession(device, format: .nv12)
-            defer { session.stopRunning() }
-            #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
-            #expect(try device.value(of: .brightness) == 200)
-            try press(.contrast, on: device, value: 100)
-            #expect(try device.value(of: .contrast) == 100)
-            #expect(throws: CaptureError.self) { try press(.brightness, on: device, value: 100_000) }
+            try await VividScenario.controls(try camera(), format: .nv12)
         }
 
         @Test("Disconnect while streaming: an interruption, the camera let go, frames again when vivid reconnects")
         func disconnect() async throws {
-            let device = try camera()
-            let (session, output) = try await vividSession(device, format: .i444)
-            defer { session.stopRunning() }
-            let events = session.events()
-            #expect(await frames(from: output, count: 2, seconds: patience).infos.count == 2)
-            try press(VividControl.disconnect, on: device)
-            #expect(await waitForEvent(events, seconds: patience) { $0 == .interrupted(.deviceDisconnected) } != nil)
-            #expect(await waitForEvent(events, seconds: patience) { $0 == .interruptionEnded } != nil)
-            #expect(await frames(from: output, count: 2, seconds: patience).infos.count == 2, "after reconnecting: \(session.statistics)")
+            let session = try await VividScenario.disconnect(try camera(), format: .i444)
+            session.stopRunning()
         }
 
         @Test("buffer errors are skipped and counted while the stream goes on")

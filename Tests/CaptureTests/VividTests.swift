@@ -101,6 +101,57 @@ func vividSession(_ device: CaptureDevice, format: PixelFormat = .yuyv, width: I
     return (session, output)
 }
 
+/// The scenarios the single-planar, multi-planar and PipeWire suites share on vivid.
+enum VividScenario {
+    /// Controls are set and read back, before and while `device` streams `format`.
+    static func controls(_ device: CaptureDevice, format: PixelFormat = .yuyv) async throws {
+        try press(.brightness, on: device, value: 200)
+        #expect(try device.value(of: .brightness) == 200)
+        let (session, output) = try await vividSession(device, format: format)
+        defer { session.stopRunning() }
+        #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
+        #expect(try device.value(of: .brightness) == 200)
+        try press(.contrast, on: device, value: 100)
+        #expect(try device.value(of: .contrast) == 100)
+        #expect(throws: CaptureError.self) { try press(.brightness, on: device, value: 100_000) }
+    }
+
+    /// vivid's Disconnect control while `device` streams `format`: an interruption, then frames
+    /// again once vivid reconnects. Returns the running session for further checks.
+    static func disconnect(_ device: CaptureDevice, format: PixelFormat = .yuyv) async throws -> CaptureSession {
+        let (session, output) = try await vividSession(device, format: format)
+        let events = session.events()
+        #expect(await frames(from: output, count: 2, seconds: patience).infos.count == 2)
+        try press(VividControl.disconnect, on: device)
+        #expect(await waitForEvent(events, seconds: patience) { $0 == .interrupted(.deviceDisconnected) } != nil)
+        #expect(await waitForEvent(events, seconds: patience) { $0 == .interruptionEnded } != nil)
+        let before = session.statistics
+        let again = await frames(from: output, count: 2, seconds: patience)
+        #expect(again.infos.count == 2, "after reconnecting: \(before) then \(session.statistics); output delivered \(output.deliveredFrameCount), dropped \(output.droppedFrameCount); running \(session.isRunning), interrupted \(session.isInterrupted)")
+        return session
+    }
+
+    /// Unbinds vivid's platform device while `device` streams (bound again when the test ends
+    /// by `bindAgain`): the session is interrupted and `device` is gone. Returns the session, its
+    /// output and events, and discovery's events from before the unbind.
+    static func unbind(_ device: CaptureDevice) async throws
+        -> (session: CaptureSession, output: VideoDataOutput, events: AsyncStream<CaptureSession.Event>, deviceEvents: AsyncStream<DeviceEvent>) {
+        let (session, output) = try await vividSession(device)
+        let events = session.events()
+        let deviceEvents = CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).deviceEvents()
+        #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
+        try "vivid.0".write(toFile: "/sys/bus/platform/drivers/vivid/unbind", atomically: false, encoding: .utf8)
+        #expect(await waitForEvent(events, seconds: patience) { $0 == .interrupted(.deviceDisconnected) } != nil)
+        #expect(!device.isConnected)
+        return (session, output, events, deviceEvents)
+    }
+
+    /// Binds vivid's platform device again (after `unbind`).
+    static func bindAgain() throws {
+        try "vivid.0".write(toFile: "/sys/bus/platform/drivers/vivid/bind", atomically: false, encoding: .utf8)
+    }
+}
+
 /// The built `pinhole` binary (the vivid scenarios run it too).
 let pinholeBinary = builtProduct("pinhole")
 
@@ -169,6 +220,38 @@ extension VirtualCameraSuites {
             account.check(expectedSlots: 125, tolerance: 3)
         }
 
+        @Test("pinhole record --duration 3 at 1280×720 on the emulated machine: the file lasts 3 s (± a frame) with its frames spread evenly, and what was left out is said with the frame rate kept")
+        func recordAt720p() throws {
+            // The camera's fastest rate at 1280×720, as `pinhole devices` lists it (vivid offers fewer
+            // frames per second at larger sizes).
+            let listed = try runTool(pinholeBinary, ["devices", "--json"])
+            let devices = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]], "\(listed.stdout)")
+            let formats = devices.first { ($0["path"] as? String) == "/dev/video0" }?["formats"] as? [[String: Any]] ?? []
+            let rates = formats.filter { ($0["pixelFormat"] as? String) == "YUYV" && ($0["width"] as? NSNumber)?.intValue == 1280 && ($0["height"] as? NSNumber)?.intValue == 720 }
+                .flatMap { (($0["frameRates"] as? [Any]) ?? []).compactMap { ($0 as? NSNumber)?.doubleValue } }
+            let fps = try #require(rates.max(), "no YUYV 1280×720 in \(formats)")
+            let folder = try TemporaryDirectory()
+            let path = folder.path("vivid720.mp4")
+            let result = try runTool(pinholeBinary, ["record", "--device", "/dev/video0", "--size", "1280x720", "--duration", "3", "--no-audio", "-o", path])
+            #expect(result.status == 0, "\(result.stderr)")
+            let stream = try ffprobe(path, "stream=width,height")
+            #expect(stream["width"] == "1280" && stream["height"] == "720", "\(stream)")
+            #expect(try decodesCleanly(path))
+            let interval = 1 / fps
+            let account = try RecordingAccount(path: path, frameInterval: interval, report: result.stderr)
+            print("vivid record 1280×720 at \(fps) fps: \(account); \(result.stderr)")
+            // As long as asked, whatever the emulated encoder kept.
+            #expect(abs(account.duration - 3) <= interval + 0.002, "\(account)")
+            // Spread evenly: no gap (the last frame's until the end included) of more than three
+            // times the mean, nor of a second.
+            let gaps = account.gapsToTheEnd
+            let mean = account.duration / Double(max(1, account.times.count))
+            #expect(account.times.count >= 2 && (gaps.max() ?? 9) <= 3 * mean && (gaps.max() ?? 9) < 1, "gaps \(gaps); \(account)")
+            // Honest counts: never more frame times than 3 s hold; fewer kept is said, with the rate.
+            #expect(account.accountedSlots <= Int((3 * fps).rounded()) + 1, "\(account)")
+            if account.reportedLost > 0 { #expect(result.stderr.contains("frames per second instead of"), "\(result.stderr)") }
+        }
+
         @Test("pinhole snap --device asks only that camera, and enumerates its controls once, as pinhole devices does")
         func startUpQueries() throws {
             let folder = try TemporaryDirectory()
@@ -207,48 +290,22 @@ extension VirtualCameraSuites {
 
         @Test("controls are set and read back, before and while streaming")
         func controls() async throws {
-            let device = try camera()
-            try press(.brightness, on: device, value: 200)
-            #expect(try device.value(of: .brightness) == 200)
-            let (session, output) = try await vividSession(device)
-            defer { session.stopRunning() }
-            #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
-            #expect(try device.value(of: .brightness) == 200)
-            try press(.contrast, on: device, value: 100)
-            #expect(try device.value(of: .contrast) == 100)
-            #expect(throws: CaptureError.self) { try press(.brightness, on: device, value: 100_000) }
+            try await VividScenario.controls(try camera())
         }
 
         @Test("Disconnect while streaming: an interruption, the camera let go, frames again when vivid reconnects")
         func disconnect() async throws {
-            let device = try camera()
-            let (session, output) = try await vividSession(device)
-            defer { session.stopRunning() }
-            let events = session.events()
-            #expect(await frames(from: output, count: 2, seconds: patience).infos.count == 2)
-            try press(VividControl.disconnect, on: device)
-            #expect(await waitForEvent(events, seconds: patience) { $0 == .interrupted(.deviceDisconnected) } != nil)
-            #expect(await waitForEvent(events, seconds: patience) { $0 == .interruptionEnded } != nil)
-            let before = session.statistics
-            let again = await frames(from: output, count: 2, seconds: patience)
-            #expect(again.infos.count == 2, "after reconnecting: \(before) then \(session.statistics); output delivered \(output.deliveredFrameCount), dropped \(output.droppedFrameCount); running \(session.isRunning), interrupted \(session.isInterrupted)")
+            let session = try await VividScenario.disconnect(try camera())
             session.stopRunning()
             #expect(!session.isRunning)
         }
 
         @Test("unbind while streaming: an interruption; bind: the camera is found again and frames resume")
         func unbindAndBind() async throws {
-            let device = try camera()
-            let (session, output) = try await vividSession(device)
+            let (session, output, events, deviceEvents) = try await VividScenario.unbind(try camera())
             defer { session.stopRunning() }
-            let events = session.events()
-            let deviceEvents = CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).deviceEvents()
-            #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
-            try "vivid.0".write(toFile: "/sys/bus/platform/drivers/vivid/unbind", atomically: false, encoding: .utf8)
-            #expect(await waitForEvent(events, seconds: patience) { $0 == .interrupted(.deviceDisconnected) } != nil)
-            #expect(!device.isConnected)
             #expect(CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).devices.isEmpty)
-            try "vivid.0".write(toFile: "/sys/bus/platform/drivers/vivid/bind", atomically: false, encoding: .utf8)
+            try VividScenario.bindAgain()
             #expect(await waitForEvent(events, seconds: patience) { $0 == .interruptionEnded } != nil)
             #expect(CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).devices.compactMap(\.path).contains("/dev/video0"))
             #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
