@@ -522,6 +522,25 @@ bool pinhole_pw_monitor_has(pinhole_pw_monitor *monitor, uint64_t serial) {
     return found;
 }
 
+/// Whether any camera's formats have been read (the loop locked).
+static bool has_ready_camera(const struct pinhole_pw_monitor *monitor) {
+    for (int i = 0; i < MAX_CAMERAS; i++) if (monitor->cameras[i] && monitor->cameras[i]->ready) return true;
+    return false;
+}
+
+bool pinhole_pw_monitor_wait_for_camera(pinhole_pw_monitor *monitor, int timeout_ms) {
+    pw.pw_thread_loop_lock(monitor->loop);
+    struct timespec deadline;
+    pw.pw_thread_loop_get_time(monitor->loop, &deadline, (int64_t)timeout_ms * SPA_NSEC_PER_MSEC);
+    // Each camera made ready, removed, or a fatal error signals the loop.
+    while (!has_ready_camera(monitor) && !monitor->dead) {
+        if (pw.pw_thread_loop_timed_wait_full(monitor->loop, &deadline) == -ETIMEDOUT) break;
+    }
+    bool found = has_ready_camera(monitor);
+    pw.pw_thread_loop_unlock(monitor->loop);
+    return found;
+}
+
 // --- Stream ----------------------------------------------------------------------------------
 
 static void signal_stream(struct pinhole_pw_stream *stream) {

@@ -4,17 +4,17 @@ import TestSupport
 
 extension AppSuites {
     /// The app through the desktop's camera portal (PINHOLE_PORTAL=1, as in a Flatpak sandbox):
-    /// xdg-desktop-portal and its permission store on the app session's bus, over a private
-    /// PipeWire with a GStreamer camera node.
+    /// xdg-desktop-portal and its permission store, and a private PipeWire with a GStreamer camera
+    /// node, all on the app session's bus as on a desktop.
     @Suite("the app through the camera portal")
     struct PortalAppTests {
         @Test("refused in the permission store: \"Camera Access Denied\" with the Settings → Privacy words and Retry, no dialog shown")
         func refused() throws {
-            let server = try PrivatePipeWire()
+            let session = try AppSession(testCameras: false)
+            let server = try PrivatePipeWire(bus: session.busAddress)
             let camera = try server.provideCamera(name: "app-portal-cam")
             defer { camera.stop(); server.stop() }
-            let session = try AppSession(testCameras: false)
-            let portal = try PrivateCameraPortal(on: server, bus: session.busAddress)
+            let portal = try PrivateCameraPortal(on: server)
             defer { portal.stop() }
             try portal.setPermission("no")
             session.environment.merge(["PINHOLE_PORTAL": "1", "PIPEWIRE_REMOTE": server.socket]) { $1 }
@@ -25,6 +25,41 @@ extension AppSuites {
             #expect(waitFor(seconds: patience) { session.app?.errors.contains(advice) ?? false }, "\(session.app?.errors ?? "")")
             #expect(!(session.app?.errors.contains("No Camera Found") ?? true), "\(session.app?.errors ?? "")")
             #expect(portal.dialogs.isEmpty, "\(portal.dialogs)")
+        }
+
+        @Test("refused, then allowed in the permission store: Retry brings the portal camera's preview (its colour bars), no dialog shown")
+        func allowedThenRetry() throws {
+            let session = try AppSession(testCameras: false)
+            let server = try PrivatePipeWire(bus: session.busAddress)
+            let camera = try server.provideCamera(name: "app-portal-retry-cam", width: 1280, height: 720)
+            defer { camera.stop(); server.stop() }
+            let portal = try PrivateCameraPortal(on: server)
+            defer { portal.stop() }
+            try portal.setPermission("no")
+            session.environment.merge(["PINHOLE_PORTAL": "1", "PIPEWIRE_REMOTE": server.socket]) { $1 }
+            try session.launch()
+            #expect(try waitFor(seconds: patience) { try AppStateTests.shows(session, "Camera Access Denied") }, "\(session.app?.errors ?? "")")
+            // The user allows the camera in the desktop's privacy settings, then presses Retry.
+            try portal.setPermission("yes")
+            try AppStateTests.press(session, "Retry")
+            #expect(try Self.waitForPortalPreview(session), "\(session.describePreview())\n\(session.app?.errors ?? "")")
+            #expect(!(session.app?.errors.contains("No Camera Found") ?? true), "\(session.app?.errors ?? "")")
+            #expect(portal.dialogs.isEmpty, "\(portal.dialogs)")
+        }
+
+        /// Waits for the preview to show GStreamer's colour bars (videotestsrc: seven 75 % bars
+        /// across the top two thirds of the picture — white, yellow, cyan, green, magenta, red,
+        /// blue) from a 16:9 camera filling the 960×720 window's width.
+        static func waitForPortalPreview(_ session: AppSession) throws -> Bool {
+            let lit: [(Bool, Bool, Bool)] = [(true, true, true), (true, true, false), (false, true, true), (false, true, false),
+                                             (true, false, true), (true, false, false), (false, false, true)]
+            return try waitFor(seconds: 30) {
+                let shot = try session.screenshot()
+                return lit.enumerated().allSatisfy { index, expected in
+                    let pixel = shot.mean(x: 5 + 950 * (2 * index + 1) / 14, y: 300)
+                    return (pixel.r > 120, pixel.g > 120, pixel.b > 120) == expected
+                }
+            }
         }
     }
 }

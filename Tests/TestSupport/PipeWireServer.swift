@@ -13,7 +13,7 @@ import Testing
 public final class PrivatePipeWire: @unchecked Sendable {
     /// The folder holding the runtime directory, HOME and logs.
     public let folder: TemporaryDirectory
-    /// The daemons: dbus-daemon, pipewire, wireplumber.
+    /// The daemons: dbus-daemon (unless it joined a bus), pipewire, wireplumber.
     public private(set) var processes: [BackgroundProcess] = []
     /// The socket's path.
     public let socket: String
@@ -21,8 +21,13 @@ public final class PrivatePipeWire: @unchecked Sendable {
     public var environment: [String: String] { base.merging(["PIPEWIRE_REMOTE": socket]) { _, new in new } }
     private let base: [String: String]
 
-    /// Starts dbus-daemon, pipewire and wireplumber; ready once the socket answers pw-cli.
-    public init() throws {
+    /// Starts dbus-daemon (unless `bus` names a session bus to join), pipewire and wireplumber;
+    /// ready once the socket answers pw-cli. The camera portal's programs must share PipeWire's
+    /// bus, as on a desktop: PipeWire's portal module tells the portal's connections (tagged
+    /// `pipewire.access = portal`, whose permissions WirePlumber sets) by the pid owning
+    /// org.freedesktop.portal.Desktop on its own bus. A portal on another bus hands out remotes
+    /// that WirePlumber never grants a node, so nothing shows through them.
+    public init(bus: String? = nil) throws {
         folder = try TemporaryDirectory()
         let runtime = folder.path("runtime"), home = folder.path("home")
         try FileManager.default.createDirectory(atPath: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -30,15 +35,22 @@ public final class PrivatePipeWire: @unchecked Sendable {
         try FileManager.default.createDirectory(atPath: lua, withIntermediateDirectories: true)
         try "bluez_monitor.properties[\"with-logind\"] = false\n".write(toFile: lua + "/51-no-logind.lua", atomically: true, encoding: .utf8)
         socket = runtime + "/pipewire-0"
-        // The bus's socket in the folder: the default (/tmp) is read-only inside scripts/vm.
-        let bus = try BackgroundProcess(["/usr/bin/dbus-daemon", "--session", "--nofork", "--print-address=1", "--address=unix:path=\(folder.path("bus"))"])
-        processes.append(bus)
-        try #require(bus.waitForOutput(containing: "unix:"), "dbus-daemon did not start: install dbus-daemon (scripts/setup)")
+        let busAddress: String
+        if let bus {
+            busAddress = bus
+        } else {
+            // The bus's socket in the folder: the default (/tmp) is read-only inside scripts/vm.
+            let daemon = try BackgroundProcess(["/usr/bin/dbus-daemon", "--session", "--nofork", "--print-address=1", "--address=unix:path=\(folder.path("bus"))"])
+            processes.append(daemon)
+            try #require(daemon.waitForOutput(containing: "unix:"), "dbus-daemon did not start: install dbus-daemon (scripts/setup)")
+            busAddress = daemon.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         base = ["HOME": home, "XDG_RUNTIME_DIR": runtime, "XDG_CONFIG_HOME": home + "/.config", "XDG_STATE_HOME": home + "/.local/state",
-                "DBUS_SESSION_BUS_ADDRESS": bus.output.trimmingCharacters(in: .whitespacesAndNewlines)]
-        processes.append(try BackgroundProcess(["/usr/bin/pipewire"], environment: base))
+                "DBUS_SESSION_BUS_ADDRESS": busAddress]
+        let pipewire = try BackgroundProcess(["/usr/bin/pipewire"], environment: base)
+        processes.append(pipewire)
         let up = blockUntil { FileManager.default.fileExists(atPath: socket) && (try? runTool("pw-cli", ["info", "0"], environment: environment))?.status == 0 }
-        try #require(up, "pipewire did not start (install pipewire-bin: scripts/setup): \(processes[1].errors)")
+        try #require(up, "pipewire did not start (install pipewire-bin: scripts/setup): \(pipewire.errors)")
         processes.append(try BackgroundProcess(["/usr/bin/wireplumber"], environment: base))
     }
 
@@ -77,9 +89,10 @@ public final class PrivatePipeWire: @unchecked Sendable {
 /// xdg-desktop-portal on a `PrivatePipeWire`'s bus with its permission store and a stand-in access
 /// dialog (Tests/Fixtures/stand-in-access-backend.py, configured as the Access backend of a
 /// desktop of the test's own: the portal exports its Camera interface only with one). Programs
-/// reach it through `environment` (the daemon's, with PINHOLE_PORTAL=1), on the daemon's bus or
-/// on `bus` (an app session's). Start it once the camera node is in the graph: the portal does not
-/// notice a pipewiresink node that appears after it.
+/// reach it through `environment` (the daemon's, with PINHOLE_PORTAL=1), on the daemon's bus (an
+/// app session's when the daemon joined it: `PrivatePipeWire(bus:)`; the portal must share
+/// PipeWire's bus). Start it once the camera node is in the graph: the portal does not notice a
+/// pipewiresink node that appears after it.
 public final class PrivateCameraPortal: @unchecked Sendable {
     /// The portal, the permission store and the stand-in dialog.
     public private(set) var processes: [BackgroundProcess] = []
@@ -91,9 +104,9 @@ public final class PrivateCameraPortal: @unchecked Sendable {
     private let dialogLog: String
 
     /// Starts xdg-permission-store, the stand-in dialog answering `dialogAnswer` and
-    /// xdg-desktop-portal on `bus` (the daemon's when nil); ready once the portal's Camera
-    /// interface says a camera is present.
-    public init(on server: PrivatePipeWire, bus: String? = nil, dialogAnswer: Int = 0) throws {
+    /// xdg-desktop-portal on the daemon's bus; ready once the portal's Camera interface says a
+    /// camera is present.
+    public init(on server: PrivatePipeWire, dialogAnswer: Int = 0) throws {
         let folder = server.folder
         answerFile = folder.path("portal-answer")
         dialogLog = folder.path("portal-dialogs.log")
@@ -103,8 +116,7 @@ public final class PrivateCameraPortal: @unchecked Sendable {
         let backend = "org.freedesktop.impl.portal.desktop.pinholetest"
         try "[portal]\nDBusName=\(backend)\nInterfaces=org.freedesktop.impl.portal.Access;\nUseIn=pinholetest\n"
             .write(toFile: portals + "/pinholetest.portal", atomically: true, encoding: .utf8)
-        var base = server.environment.merging(["XDG_DATA_HOME": server.folder.path("home/.local/share")]) { _, new in new }
-        if let bus { base["DBUS_SESSION_BUS_ADDRESS"] = bus }
+        let base = server.environment.merging(["XDG_DATA_HOME": server.folder.path("home/.local/share")]) { _, new in new }
         processes.append(try BackgroundProcess(["/usr/libexec/xdg-permission-store", "--replace"], environment: base))
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Fixtures/stand-in-access-backend.py").path

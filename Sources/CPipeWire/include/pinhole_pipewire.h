@@ -86,6 +86,10 @@ struct pinhole_pw_cameras pinhole_pw_monitor_cameras(pinhole_pw_monitor * _Nonnu
 void pinhole_pw_cameras_free(struct pinhole_pw_cameras cameras);
 /// Whether the node with this serial is still in the registry.
 bool pinhole_pw_monitor_has(pinhole_pw_monitor * _Nonnull monitor, uint64_t serial);
+/// Waits up to `timeout_ms` until a camera (with its formats) is known; false when none came, or
+/// the connection died. Over the camera portal's remote every node starts hidden and the session
+/// manager grants the cameras a moment after the connection appears: the first look waits here.
+bool pinhole_pw_monitor_wait_for_camera(pinhole_pw_monitor * _Nonnull monitor, int timeout_ms);
 
 /// A capture stream from one camera node, on a monitor's connection.
 typedef struct pinhole_pw_stream pinhole_pw_stream;

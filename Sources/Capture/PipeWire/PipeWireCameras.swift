@@ -91,6 +91,10 @@ enum PipeWireCameras {
                 throw PipeWireErrno.error("connecting", camera: viaPortal ? "the camera portal's PipeWire" : "PipeWire", code: code,
                                           message: message.nulTerminatedString)
             }
+            // The portal saw a camera (openRemote asked IsCameraPresent), but its remote starts
+            // with every node hidden until WirePlumber grants the cameras, a moment after the
+            // connection appears: the first look waits for one, else it finds none.
+            if viaPortal { _ = pinhole_pw_monitor_wait_for_camera(made, Int32(discoveryTimeout * 1000)) }
             let box = MonitorBox(made, viaPortal: viaPortal)
             current = box
             return box
