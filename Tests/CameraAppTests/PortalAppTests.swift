@@ -10,16 +10,8 @@ extension AppSuites {
     struct PortalAppTests {
         @Test("refused in the permission store: \"Camera Access Denied\" with the Settings → Privacy words and Retry, no dialog shown")
         func refused() throws {
-            let session = try AppSession(testCameras: false)
-            let server = try PrivatePipeWire(bus: session.busAddress)
-            let camera = try server.provideCamera(name: "app-portal-cam")
-            defer { camera.stop(); server.stop() }
-            let portal = try PrivateCameraPortal(on: server)
-            defer { portal.stop() }
-            try portal.setPermission("no")
-            session.environment.merge(["PINHOLE_PORTAL": "1", "PIPEWIRE_REMOTE": server.socket]) { $1 }
-            try session.launch()
-            #expect(try waitFor(seconds: patience) { try AppStateTests.shows(session, "Camera Access Denied") }, "\(session.app?.errors ?? "")")
+            let (session, server, camera, portal) = try Self.launchRefused(camera: "app-portal-cam")
+            defer { portal.stop(); camera.stop(); server.stop() }
             #expect(try AppStateTests.shows(session, "Retry"))
             let advice = "Camera Access Denied: You may not use the camera. Allow Camera access in Settings → Privacy, then press Retry."
             #expect(waitFor(seconds: patience) { session.app?.errors.contains(advice) ?? false }, "\(session.app?.errors ?? "")")
@@ -29,22 +21,30 @@ extension AppSuites {
 
         @Test("refused, then allowed in the permission store: Retry brings the portal camera's preview (its colour bars), no dialog shown")
         func allowedThenRetry() throws {
-            let session = try AppSession(testCameras: false)
-            let server = try PrivatePipeWire(bus: session.busAddress)
-            let camera = try server.provideCamera(name: "app-portal-retry-cam", width: 1280, height: 720)
-            defer { camera.stop(); server.stop() }
-            let portal = try PrivateCameraPortal(on: server)
-            defer { portal.stop() }
-            try portal.setPermission("no")
-            session.environment.merge(["PINHOLE_PORTAL": "1", "PIPEWIRE_REMOTE": server.socket]) { $1 }
-            try session.launch()
-            #expect(try waitFor(seconds: patience) { try AppStateTests.shows(session, "Camera Access Denied") }, "\(session.app?.errors ?? "")")
+            let (session, server, camera, portal) = try Self.launchRefused(camera: "app-portal-retry-cam", width: 1280, height: 720)
+            defer { portal.stop(); camera.stop(); server.stop() }
             // The user allows the camera in the desktop's privacy settings, then presses Retry.
             try portal.setPermission("yes")
             try AppStateTests.press(session, "Retry")
             #expect(try Self.waitForPortalPreview(session), "\(session.describePreview())\n\(session.app?.errors ?? "")")
             #expect(!(session.app?.errors.contains("No Camera Found") ?? true), "\(session.app?.errors ?? "")")
             #expect(portal.dialogs.isEmpty, "\(portal.dialogs)")
+        }
+
+        /// Launches the app through the portal (PINHOLE_PORTAL=1) with a GStreamer camera node
+        /// `camera` of `width`×`height`, PipeWire and the portal on the app session's bus, and the
+        /// permission stored as refused; returns once "Camera Access Denied" shows (checked).
+        static func launchRefused(camera name: String, width: Int = 640, height: Int = 480) throws
+            -> (AppSession, PrivatePipeWire, BackgroundProcess, PrivateCameraPortal) {
+            let session = try AppSession(testCameras: false)
+            let server = try PrivatePipeWire(bus: session.busAddress)
+            let camera = try server.provideCamera(name: name, width: width, height: height)
+            let portal = try PrivateCameraPortal(on: server)
+            try portal.setPermission("no")
+            session.environment.merge(["PINHOLE_PORTAL": "1", "PIPEWIRE_REMOTE": server.socket]) { $1 }
+            try session.launch()
+            #expect(try waitFor(seconds: patience) { try AppStateTests.shows(session, "Camera Access Denied") }, "\(session.app?.errors ?? "")")
+            return (session, server, camera, portal)
         }
 
         /// Waits for the preview to show GStreamer's colour bars (videotestsrc: seven 75 % bars
