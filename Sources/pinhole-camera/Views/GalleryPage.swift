@@ -46,6 +46,10 @@ final class GalleryPage {
     private var textures = ThumbnailCache<OpaquePointer>(limit: 600)
     /// What each bound list item shows (so a late thumbnail goes only where it still belongs).
     private var cells: [UnsafeMutableRawPointer: GalleryCell] = [:]
+    /// How many cells show each item now (a bind adds one, an unbind takes it back), so that
+    /// `isShown` costs one lookup: the loaders ask it for every wanted item they pass over, and
+    /// a scan of every cell each time held the main loop for 100–300 ms in a fast scroll.
+    private var shownCounts: [String: Int] = [:]
 
     init(gallery: GalleryModel, purpose: Purpose = .browse, albumMenu: AlbumMenu? = nil) {
         self.gallery = gallery
@@ -122,10 +126,12 @@ final class GalleryPage {
         }
         connect(UnsafeMutableRawPointer(factory), "bind") { [weak self] (item: UnsafeMutableRawPointer?) in self?.bind(item) }
         connect(UnsafeMutableRawPointer(factory), "unbind") { [weak self] (item: UnsafeMutableRawPointer?) in
-            if let item { self?.cells[item]?.unbind() }
+            guard let self, let item, let cell = self.cells[item] else { return }
+            self.clear(cell)
         }
         connect(UnsafeMutableRawPointer(factory), "teardown") { [weak self] (item: UnsafeMutableRawPointer?) in
-            if let item { self?.cells[item] = nil }
+            guard let self, let item, let cell = self.cells.removeValue(forKey: item) else { return }
+            self.clear(cell)
         }
         connectPosition(UnsafeMutableRawPointer(grid), "activate") { [weak self] position in self?.open(at: position) }
         // A tap on a touchscreen opens (the mouse's click selects and its double-click opens).
@@ -241,8 +247,10 @@ final class GalleryPage {
         guard let item, let object = gtk_list_item_get_item(OpaquePointer(item)),
               let id = gtk_string_object_get_string(OpaquePointer(object)).map({ String(cString: $0) }), let asset = assets[id],
               let cell = cells[item] else { return }
+        clear(cell)
         let texture = textures[id]
         cell.show(asset, thumbnail: texture)
+        shownCounts[id, default: 0] += 1
         guard texture == nil else { return }
         wanted.want(asset, key: id)
         loadThumbnails()
@@ -294,8 +302,15 @@ final class GalleryPage {
         for cell in cells.values where cell.itemID == id { cell.setThumbnail(texture) }
     }
 
+    /// A cell no longer shows its item (unbound, torn down, or about to show another).
+    private func clear(_ cell: GalleryCell) {
+        guard let id = cell.itemID else { return }
+        cell.unbind()
+        if let count = shownCounts[id], count > 1 { shownCounts[id] = count - 1 } else { shownCounts[id] = nil }
+    }
+
     /// Whether a cell is bound to the item `id` now.
-    private func isShown(_ id: String) -> Bool { cells.values.contains { $0.itemID == id } }
+    private func isShown(_ id: String) -> Bool { shownCounts[id] != nil }
 
     /// The items whose cells can be seen in the grid's viewport now (even in part): each one's
     /// position in the grid and whether it shows its thumbnail. The cells bound to items that lie
