@@ -26,6 +26,9 @@ struct GalleryBenchmark {
 
     /// Photos in the library: 10 000 (2 000 with `--quick`).
     var items: Int { bench.options.quick ? 2_000 : 10_000 }
+    /// Scrolls from the top to the bottom by each app: two with an older app to set against
+    /// (in turns, the order changing), else one.
+    func scrollRounds(apps: Int) -> Int { apps > 1 ? 2 : 1 }
     /// Launches timed with an empty thumbnail cache.
     var coldLaunches: Int { bench.options.quick ? 1 : 3 }
     /// Launches timed with every thumbnail cached.
@@ -102,26 +105,32 @@ struct GalleryBenchmark {
             + "during the cold launches"
 
         let long = try ReportingApp([app], environment: session.environment, session: session, name: "long")
-        let inApp: (viewer: [ViewerOpen], live: LiveAdds, scroll: ScrollRun)
+        let inApp: (viewer: [ViewerOpen], live: LiveAdds)
         do {
             Sleep.seconds(0.5)
             _ = try long.open(session: session)
             let viewer = try viewerOpens(long, library: library, watch: watch, session: session)
             let live = try liveAdds(long, library: library, cli: cli, session: session)
-            let scroll = try scroll(long, session: session, count: items + 2 * liveAdds, label: "the gallery")
-            inApp = (viewer, live, scroll)
+            inApp = (viewer, live)
         } catch {
             long.stop()
             throw error
         }
         long.stop()
-        // The older app scrolls the same library (with the live rows' photos in it too).
-        let beforeScrolls = try apps.filter(\.isBefore).map { app in
-            let run = try ReportingApp([app.path], environment: app.environment, session: session, name: "long-before")
-            defer { run.stop() }
-            Sleep.seconds(0.5)
-            _ = try run.open(session: session)
-            return (app, try scroll(run, session: session, count: items + 2 * liveAdds, label: "the gallery\(app.mark)"))
+        // Each app scrolls the same library (with the live rows' photos in it too) in a launch of
+        // its own that does nothing else, so that what an earlier measurement left behind in one
+        // app falls on neither; with an older app, the order changes from round to round, so the
+        // page cache and the machine's state fall on both alike.
+        var scrolls = apps.map { _ in [ScrollRun]() }
+        for round in 0..<scrollRounds(apps: apps.count) {
+            for index in round % 2 == 0 ? Array(apps.indices) : apps.indices.reversed() {
+                let app = apps[index]
+                let run = try ReportingApp([app.path], environment: app.environment, session: session, name: "scroll-\(index)-\(round)")
+                defer { run.stop() }
+                Sleep.seconds(0.5)
+                _ = try run.open(session: session)
+                scrolls[index].append(try scroll(run, session: session, count: items + 2 * liveAdds, label: "the gallery\(app.mark)"))
+            }
         }
         bench.progress("gallery: the GTK 4 grid floor")
         let floorProgram = try Self.compile(tree + "/" + AppBenchmark.peers + "/gtk4-grid-floor.c", into: folder, packages: ["gtk4"])
@@ -141,7 +150,7 @@ struct GalleryBenchmark {
             openRow(cold[index], app: apps[index], cache: "cold", note: "no thumbnail cached (the cache folder removed before each launch, and the 12 MP "
                     + "photos evicted from the page cache: PageCache.evict), so the app makes the visible cells' 128-px thumbnails first" + interleaved),
         ] }
-        return openRows + scrollRows(ours: inApp.scroll, floor: floor, app: apps[0]) + beforeScrolls.flatMap { scrollRows(ours: $0.1, floor: floor, app: $0.0) }
+        return openRows + apps.indices.flatMap { scrollRows(ours: scrolls[$0], floor: floor, app: apps[$0]) }
             + [viewerRow(ours: inApp.viewer, eog: eog, photo: library.viewerPhoto)] + liveRows(inApp.live)
     }
 
@@ -210,19 +219,22 @@ struct GalleryBenchmark {
     }
 
     /// The frame rows: the 99th percentile and the worst frame interval while the wheel turned,
-    /// `app` against the GTK 4 grid floor, and the 50 ms aim (`frameAimMs`).
-    func scrollRows(ours: ScrollRun, floor: ScrollRun, app: AppBinary) -> [Row] {
-        let intervals = ours.intervalsMs, floorIntervals = floor.intervalsMs
+    /// over `ours` (the scrolls of `app`, each in a launch of its own) against the GTK 4 grid
+    /// floor, and the 50 ms aim (`frameAimMs`).
+    func scrollRows(ours: [ScrollRun], floor: ScrollRun, app: AppBinary) -> [Row] {
+        let intervals = ours.flatMap(\.intervalsMs), floorIntervals = floor.intervalsMs
         let p99 = Self.percentile(intervals, 0.99), worst = intervals.max() ?? 0
         let over = intervals.filter { $0 > Self.frameAimMs }.count
         let aim = "aim no frame over \(Format.fixed(Self.frameAimMs, 0)) ms: \(worst <= Self.frameAimMs ? "met" : "not met")"
         let peer = "GTK 4 grid floor (C): GtkGridView of \(floor.items) cells built as the app's, 16 thumbnails decoded at start, the same wheel"
+        let scrolls = ours.count == 1 ? "app (one launch that only scrolls" : "app (\(ours.count) launches that only scroll, figures over all"
         let note = "frame interval = one frame's before-paint to the next's (what the eye sees) while xdotool turns the wheel (button 5 every "
             + "\(Self.wheelDelayMs) ms: more input than frames, so the frame clock never idles), with the pointer over the grid, from the top "
             + "to the bottom; intervals spanning the pauses between xdotool runs are left out; each frame's own work = before-paint → after-paint "
             + "(layout, binding new cells, painting); a leap = a frame whose first visible item is further on than the wheel could have "
-            + "taken it (3× its clicks in that frame, plus two); app (every thumbnail cached, each loaded as a texture off the main thread "
-            + "when its cell is bound, at most 600 kept): " + summary(ours) + "; floor: " + summary(floor)
+            + "taken it (3× its clicks in that frame, plus two); a stall = an interval over \(Format.fixed(Self.frameAimMs, 0)) ms, given as "
+            + "the seconds into the scroll and the first visible item where it ended; \(scrolls); every thumbnail cached, each loaded as a texture "
+            + "off the main thread when its cell is bound, at most 600 kept): " + ours.map(summary).joined(separator: " | ") + "; floor: " + summary(floor)
             + "; both 960×720 windows, cairo renderer under Xvfb; " + app.origin
         return [
             Row(stage: "gallery\(app.mark): scroll top → bottom, frame interval, 99th percentile", size: sizeLabel, oursMs: p99, memcpyMs: nil,
@@ -232,7 +244,7 @@ struct GalleryBenchmark {
                 peer: peer, peerMs: floorIntervals.max(),
                 check: Check(text: "\(over) of \(intervals.count) over \(Format.fixed(Self.frameAimMs, 0)) ms (floor "
                              + "\(floorIntervals.filter { $0 > Self.frameAimMs }.count) of \(floorIntervals.count))", failed: false),
-                note: "the same scrolls"),
+                note: "the same scrolls; worst of each: " + ours.map { Format.ms($0.intervalsMs.max() ?? 0) }.joined(separator: ", ") + " ms"),
         ]
     }
 
@@ -250,6 +262,10 @@ struct GalleryBenchmark {
             + (run.jumps.isEmpty ? "no leaps" : "\(run.jumps.count) leaps (items " + run.jumps.map { "\($0.from)→\($0.to)" }.joined(separator: ", ")
                 + "; \(run.jumps.reduce(0) { $0 + Int($1.to - $1.from) }) of \(run.items) items passed that way; "
                 + "\(over.filter { leapFrames.contains($0.end) }.count) of the intervals over \(Format.fixed(Self.frameAimMs, 0)) ms ended in one)")
+            + "; " + (over.isEmpty ? "no stalls" : "stalls " + over.map { stall in
+                let item = run.frames.first { $0[0] == stall.end }.map { $0[5] } ?? -1
+                return "\(Format.ms(stall.ms)) ms at \(Format.fixed(Double(stall.end - (run.batches.first?.start ?? stall.end)) / 1e9, 1)) s (item \(item))"
+            }.joined(separator: ", "))
             + "; GtkGridView logged \"failed to scroll to given position\" \(run.gridWarnings) times"
     }
 
