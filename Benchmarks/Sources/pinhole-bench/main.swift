@@ -144,9 +144,11 @@ func main() -> Int32 {
     }
 
     FFmpeg.quietLogs()
-    var template = Array("/tmp/pinhole-bench-XXXXXX".utf8CString)
+    // $TMPDIR when set (inside scripts/vm, /tmp is read-only), else /tmp.
+    let temporary = getenv("TMPDIR").map { String(cString: $0) }.flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    var template = Array("\(temporary)/pinhole-bench-XXXXXX".utf8CString)
     guard let directory = mkdtemp(&template) else {
-        printError("pinhole-bench: cannot make a scratch directory in /tmp")
+        printError("pinhole-bench: cannot make a scratch directory in \(temporary)")
         return 1
     }
     let scratch = String(cString: directory)

@@ -35,6 +35,7 @@ struct Stage {
             .shutterLatency,
             .videoDataOutput,
             .cameraSwitch,
+            .cameraPath,
             .mainThreadBlocking,
             .recording,
             .libraryImport,
