@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +251,11 @@ struct pinhole_pw_stream {
     uint32_t want_fourcc, want_width, want_height;
     bool negotiated, mismatch, streaming, failed, gone;
     char error[256];
+    /// Guards `waiting`, `acquired` and every dequeue and queue of a buffer: `process` runs on
+    /// PipeWire's data thread (PW_STREAM_FLAG_RT_PROCESS, one thread hop fewer per frame than on
+    /// the loop's thread), the streaming thread acquires and releases, and the loop's thread
+    /// forgets removed buffers. Taken after the loop's lock where both are held, never before.
+    pthread_mutex_t buffers_lock;
     struct pw_buffer *waiting, *acquired;
     uint32_t buffer_count;
 };
@@ -620,20 +626,24 @@ static void stream_add_buffer(void *data, struct pw_buffer *buffer) {
 /// A buffer going away is forgotten if it was waiting or lent.
 static void stream_remove_buffer(void *data, struct pw_buffer *buffer) {
     struct pinhole_pw_stream *stream = data;
+    pthread_mutex_lock(&stream->buffers_lock);
     if (stream->waiting == buffer) stream->waiting = NULL;
     if (stream->acquired == buffer) stream->acquired = NULL;
+    pthread_mutex_unlock(&stream->buffers_lock);
     if (stream->buffer_count > 0) stream->buffer_count--;
 }
 
-/// Buffers arrived (on the loop's thread): the newest waits for the streaming thread, older ones go back.
+/// Buffers arrived (on PipeWire's data thread): the newest waits for the streaming thread, older ones go back.
 static void stream_process(void *data) {
     struct pinhole_pw_stream *stream = data;
     struct pw_buffer *buffer;
     // Keep only the newest: an older frame nobody took yet goes back at once.
+    pthread_mutex_lock(&stream->buffers_lock);
     while ((buffer = pw.pw_stream_dequeue_buffer(stream->stream))) {
         if (stream->waiting) pw.pw_stream_queue_buffer(stream->stream, stream->waiting);
         stream->waiting = buffer;
     }
+    pthread_mutex_unlock(&stream->buffers_lock);
     uint64_t one = 1;
     (void)!write(stream->event_fd, &one, sizeof one);
 }
@@ -656,6 +666,7 @@ pinhole_pw_stream *pinhole_pw_stream_new(pinhole_pw_monitor *monitor, uint64_t s
     stream->want_fourcc = fourcc; stream->want_width = width; stream->want_height = height;
     stream->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (stream->event_fd < 0) { *error = -errno; snprintf(message, size, "eventfd: %s", strerror(errno)); free(stream); return NULL; }
+    pthread_mutex_init(&stream->buffers_lock, NULL);
 
     pw.pw_thread_loop_lock(monitor->loop);
     int slot = -1;
@@ -664,7 +675,7 @@ pinhole_pw_stream *pinhole_pw_stream_new(pinhole_pw_monitor *monitor, uint64_t s
         *error = slot < 0 ? -EBUSY : monitor->error;
         snprintf(message, size, "%s", slot < 0 ? "too many PipeWire streams" : monitor->message);
         pw.pw_thread_loop_unlock(monitor->loop);
-        close(stream->event_fd); free(stream); return NULL;
+        close(stream->event_fd); pthread_mutex_destroy(&stream->buffers_lock); free(stream); return NULL;
     }
     char target[32];
     snprintf(target, sizeof target, "%llu", (unsigned long long)serial);
@@ -674,7 +685,7 @@ pinhole_pw_stream *pinhole_pw_stream_new(pinhole_pw_monitor *monitor, uint64_t s
     if (!stream->stream) {
         *error = -errno; snprintf(message, size, "pw_stream_new: %s", strerror(errno));
         pw.pw_thread_loop_unlock(monitor->loop);
-        close(stream->event_fd); free(stream); return NULL;
+        close(stream->event_fd); pthread_mutex_destroy(&stream->buffers_lock); free(stream); return NULL;
     }
     monitor->streams[slot] = stream;
     pw.pw_stream_add_listener(stream->stream, &stream->listener, &stream_events, stream);
@@ -695,7 +706,7 @@ pinhole_pw_stream *pinhole_pw_stream_new(pinhole_pw_monitor *monitor, uint64_t s
             SPA_FORMAT_VIDEO_size, SPA_POD_Rectangle(&size_value), SPA_FORMAT_VIDEO_framerate, SPA_POD_Fraction(&rate_value));
     }
     int result = pw.pw_stream_connect(stream->stream, PW_DIRECTION_INPUT, PW_ID_ANY,
-                                      PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS, params, 1);
+                                      PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS | PW_STREAM_FLAG_RT_PROCESS, params, 1);
     bool started = false;
     if (result >= 0) {
         struct timespec deadline;
@@ -723,15 +734,18 @@ void pinhole_pw_stream_free(pinhole_pw_stream *stream) {
     pw.pw_thread_loop_lock(monitor->loop);
     for (int i = 0; i < MAX_STREAMS; i++) if (monitor->streams[i] == stream) monitor->streams[i] = NULL;
     if (stream->stream) {
+        pthread_mutex_lock(&stream->buffers_lock);
         if (stream->acquired) pw.pw_stream_queue_buffer(stream->stream, stream->acquired);
         if (stream->waiting) pw.pw_stream_queue_buffer(stream->stream, stream->waiting);
         stream->acquired = stream->waiting = NULL;
+        pthread_mutex_unlock(&stream->buffers_lock);
         spa_hook_remove(&stream->listener);
         pw.pw_stream_disconnect(stream->stream);
         pw.pw_stream_destroy(stream->stream);
     }
     pw.pw_thread_loop_unlock(monitor->loop);
     close(stream->event_fd);
+    pthread_mutex_destroy(&stream->buffers_lock);
     free(stream);
 }
 
@@ -741,15 +755,18 @@ enum pinhole_pw_wait pinhole_pw_stream_wait(pinhole_pw_stream *stream, int timeo
     uint64_t count;
     if (ready > 0) (void)!read(stream->event_fd, &count, sizeof count);
     pw.pw_thread_loop_lock(stream->monitor->loop);
+    pthread_mutex_lock(&stream->buffers_lock);
     enum pinhole_pw_wait result = stream->failed ? PINHOLE_PW_FAILED
         : (stream->gone || stream->monitor->dead) ? PINHOLE_PW_GONE
         : stream->waiting ? PINHOLE_PW_FRAME : PINHOLE_PW_TIMEOUT;
+    pthread_mutex_unlock(&stream->buffers_lock);
     pw.pw_thread_loop_unlock(stream->monitor->loop);
     return result;
 }
 
 bool pinhole_pw_stream_acquire(pinhole_pw_stream *stream, struct pinhole_pw_frame *frame) {
     pw.pw_thread_loop_lock(stream->monitor->loop);
+    pthread_mutex_lock(&stream->buffers_lock);
     struct pw_buffer *buffer = stream->waiting;
     stream->waiting = NULL;
     if (buffer) {
@@ -778,14 +795,17 @@ bool pinhole_pw_stream_acquire(pinhole_pw_stream *stream, struct pinhole_pw_fram
             if (header->flags & SPA_META_HEADER_FLAG_CORRUPTED) frame->corrupt = true;
         }
     }
+    pthread_mutex_unlock(&stream->buffers_lock);
     pw.pw_thread_loop_unlock(stream->monitor->loop);
     return buffer != NULL;
 }
 
 void pinhole_pw_stream_release(pinhole_pw_stream *stream) {
     pw.pw_thread_loop_lock(stream->monitor->loop);
+    pthread_mutex_lock(&stream->buffers_lock);
     if (stream->acquired) pw.pw_stream_queue_buffer(stream->stream, stream->acquired);
     stream->acquired = NULL;
+    pthread_mutex_unlock(&stream->buffers_lock);
     pw.pw_thread_loop_unlock(stream->monitor->loop);
 }
 
