@@ -135,14 +135,15 @@ struct CameraPaths {
         // the idle node, 5 s after its last stream (a direct stream lets go when it stops).
         let started = MonotonicClock.nanoseconds()
         // The start that got the camera: the first frame is timed from it.
-        var attempt = started
+        var attempt = started, busy = false
         while true {
             do {
                 attempt = MonotonicClock.nanoseconds()
                 try Blocking.run { try await session.start() }
-                if attempt > started { bench.progress("camera path: the camera was busy for \(Format.fixed(Double(attempt - started) / 1e9, 1)) s first") }
+                if busy { bench.progress("camera path: the camera was busy for \(Format.fixed(Double(attempt - started) / 1e9, 1)) s first") }
                 break
             } catch CaptureError.deviceBusy {
+                busy = true
                 guard MonotonicClock.nanoseconds() - started < 30_000_000_000 else { throw CaptureBenchError(description: "\(device.localizedName) stayed busy for 30 s") }
                 Sleep.seconds(0.25)
             }
