@@ -31,6 +31,26 @@ extension AppSuites {
             #expect(portal.dialogs.isEmpty, "\(portal.dialogs)")
         }
 
+        @Test("no camera yet, access stored as yes: \"No Camera Found\"; a camera node added later shows its preview, no dialog shown")
+        func cameraAddedLater() throws {
+            let session = try AppSession(testCameras: false)
+            let server = try PrivatePipeWire(bus: session.busAddress)
+            defer { server.stop() }
+            // The portal starts with no camera in the graph, and so says none is present.
+            let portal = try PrivateCameraPortal(on: server, camera: false)
+            defer { portal.stop() }
+            try portal.setPermission("yes")
+            session.environment.merge(["PINHOLE_PORTAL": "1", "PIPEWIRE_REMOTE": server.socket]) { $1 }
+            try session.launch()
+            #expect(try waitFor(seconds: patience) { try AppStateTests.shows(session, "No Camera Found") }, "\(session.app?.errors ?? "")")
+            // A webcam is plugged in: the portal still says none (xdg-desktop-portal 1.16), but its
+            // remote's registry shows the node once WirePlumber grants it, and the app uses it.
+            let camera = try server.provideCamera(name: "app-portal-later-cam", width: 1280, height: 720)
+            defer { camera.stop() }
+            #expect(try Self.waitForPortalPreview(session), "\(session.describePreview())\n\(session.app?.errors ?? "")")
+            #expect(portal.dialogs.isEmpty, "\(portal.dialogs)")
+        }
+
         /// Launches the app through the portal (PINHOLE_PORTAL=1) with a GStreamer camera node
         /// `camera` of `width`×`height`, PipeWire and the portal on the app session's bus, and the
         /// permission stored as refused; returns once "Camera Access Denied" shows (checked).

@@ -105,8 +105,8 @@ public final class PrivateCameraPortal: @unchecked Sendable {
 
     /// Starts xdg-permission-store, the stand-in dialog answering `dialogAnswer` and
     /// xdg-desktop-portal on the daemon's bus; ready once the portal's Camera interface says a
-    /// camera is present.
-    public init(on server: PrivatePipeWire, dialogAnswer: Int = 0) throws {
+    /// camera is present (with `camera` false, once it answers at all: there is none yet).
+    public init(on server: PrivatePipeWire, dialogAnswer: Int = 0, camera: Bool = true) throws {
         let folder = server.folder
         answerFile = folder.path("portal-answer")
         dialogLog = folder.path("portal-dialogs.log")
@@ -130,7 +130,7 @@ public final class PrivateCameraPortal: @unchecked Sendable {
             let answer = try? runTool("gdbus", ["call", "--session", "-d", "org.freedesktop.portal.Desktop", "-o", "/org/freedesktop/portal/desktop",
                                                 "-m", "org.freedesktop.DBus.Properties.Get", "org.freedesktop.portal.Camera", "IsCameraPresent"],
                                       environment: base)
-            return answer?.stdout.contains("<true>") ?? false
+            return answer?.stdout.contains(camera ? "<true>" : "(<") ?? false
         }
         try #require(ready, "xdg-desktop-portal offers no camera (install xdg-desktop-portal: scripts/setup): \(processes[2].errors)")
     }

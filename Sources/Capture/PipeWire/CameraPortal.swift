@@ -58,17 +58,21 @@ enum CameraPortal {
     }
 
     /// A PipeWire connection's descriptor from the portal, asking for access first unless this
-    /// process was refused already. Throws `.noCamera` when the portal sees no camera (nothing is
-    /// asked then), `.portalAccessDenied` when access is refused, `.restricted` without a portal.
-    static func openRemote() throws(CaptureError) -> Int32 {
+    /// process was refused already, and whether the portal saw a camera then. Throws
+    /// `.portalAccessDenied` when access is refused, `.restricted` without a portal.
+    ///
+    /// Access is asked and the remote opened even when the portal sees no camera: xdg-desktop-portal
+    /// 1.16 sets `IsCameraPresent` when it starts and never again (a camera node added later left it
+    /// false for as long as it was watched), so a camera plugged in later is found only in the
+    /// remote's registry, which WirePlumber fills as cameras come.
+    static func openRemote() throws(CaptureError) -> (descriptor: Int32, cameraPresent: Bool) {
         if lastAnswer == .denied { throw .portalAccessDenied }
         var present = false
         try call("IsCameraPresent") { pinhole_portal_is_camera_present(&present, $0, $1) }
-        guard present else { throw .noCamera }
         if lastAnswer != .allowed, try !ask() { throw .portalAccessDenied }
         var fd: Int32 = -1
         try call("OpenPipeWireRemote") { pinhole_portal_open_pipewire_remote(&fd, $0, $1) }
-        return fd
+        return (fd, present)
     }
 
     /// Asks for access again (AccessCamera; a dialog unless the permission store has the answer);

@@ -81,7 +81,7 @@ enum PipeWireCameras {
             if let box = current, pinhole_pw_monitor_is_alive(box.pointer) { return box }
             current = nil
             let viaPortal = CameraPortal.isWanted
-            let fd = viaPortal ? try CameraPortal.openRemote() : -1
+            let (fd, portalSawCamera) = viaPortal ? try CameraPortal.openRemote() : (-1, false)
             var code: Int32 = 0
             var message = [CChar](repeating: 0, count: 256)
             let made = message.withUnsafeMutableBufferPointer { text in
@@ -93,8 +93,9 @@ enum PipeWireCameras {
             }
             // The portal saw a camera (openRemote asked IsCameraPresent), but its remote starts
             // with every node hidden until WirePlumber grants the cameras, a moment after the
-            // connection appears: the first look waits for one, else it finds none.
-            if viaPortal { _ = pinhole_pw_monitor_wait_for_camera(made, Int32(discoveryTimeout * 1000)) }
+            // connection appears: the first look waits for one, else it finds none. With no
+            // camera there is nothing to wait for; one plugged in later shows in the registry.
+            if portalSawCamera { _ = pinhole_pw_monitor_wait_for_camera(made, Int32(discoveryTimeout * 1000)) }
             let box = MonitorBox(made, viaPortal: viaPortal)
             current = box
             return box
