@@ -9,6 +9,10 @@ import TestSupport
 /// published vivid's node.
 let pipeWireVividAvailable = ProcessInfo.processInfo.environment["PINHOLE_PIPEWIRE_VIVID"] == "1"
 
+/// True when the job started udevd before WirePlumber (scripts/vm/pipewire-session's udev_start),
+/// so that WirePlumber hears of a camera that comes while it runs.
+let udevRuns = ProcessInfo.processInfo.environment["PINHOLE_UDEV"] == "1"
+
 /// vivid (one webcam) through PipeWire, as a desktop session offers it: Pinhole's PipeWire driver
 /// against WirePlumber's real V4L2 node (spa's V4L2 source), not a stand-in.
 @Suite("vivid through PipeWire and WirePlumber (inside scripts/vm)", .serialized, .enabled(if: pipeWireVividAvailable))
@@ -112,6 +116,33 @@ struct PipeWireVividTests {
         // Under TCG the encoder keeps a fraction of 25 fps (the rest reported lost).
         #expect((Int(video["nb_frames"] ?? "") ?? 0) >= 10, "\(video)")
         #expect(try decodesCleanly(output))
+    }
+
+    @Test("a camera plugged in for the first time while PipeWire runs (vivid reloaded with a second webcam, udev telling WirePlumber): reported, taken through PipeWire, its colour bars")
+    /// Declared before `unbind`: after an unbind PipeWire 0.3.65 keeps the removed node's
+    /// descriptor open, so vivid cannot be unloaded for the rest of the suite.
+    func pluggedInLater() async throws {
+        try #require(udevRuns, "udevd is not running in the VM (scripts/setup --vm installs udev; see $RESULTS/udevd.log)")
+        let first = try camera()
+        defer { try? reloadVivid(["1"]) }
+        let deviceEvents = CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).deviceEvents()
+        // A second webcam appears: a device WirePlumber never saw, which only udev tells it of
+        // (a device it knew that comes back is found again without udev).
+        try reloadVivid(["2"])
+        let seen = await collect(deviceEvents, count: 3, seconds: patience)
+        #expect(seen.contains { if case let .connected(camera) = $0 { camera.uniqueID != first.uniqueID } else { false } }, "\(seen)")
+        var second: CaptureDevice?
+        let published = await waitUntil {
+            second = CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).devices.first { $0.uniqueID != first.uniqueID && $0.pipeWireNode != nil }
+            return second != nil
+        }
+        #expect(published, "WirePlumber did not publish the new camera: \(CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).devices)")
+        let camera = try #require(second)
+        let (session, output) = try await vividSession(camera, format: .rgb24)
+        defer { session.stopRunning() }
+        let taken = await frames(from: output, count: 2, seconds: patience)
+        let last = try #require(taken.last, "no frames from the camera plugged in")
+        expectVividBars(vividBars(last.imageBuffer))
     }
 
     @Test("unbind while streaming through PipeWire: the node leaves the registry, the session is interrupted, discovery reports the camera gone")
