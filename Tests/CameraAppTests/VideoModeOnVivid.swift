@@ -5,16 +5,19 @@ import PhotoLibrary
 import Testing
 import TestSupport
 
-/// True inside `scripts/vm/capture-tests-job`'s first step: vivid is loaded (two webcams).
+/// True inside `scripts/vm/capture-tests-job`'s vivid steps: vivid is loaded (two webcams).
 private let vividLoaded = ProcessInfo.processInfo.environment["PINHOLE_VIVID"] == "1"
 
 /// The app's video mode on the emulated machine (QEMU TCG, about ten times slower than this one,
 /// as a low-end ARM laptop or a phone): the camera model, as the window drives it, records vivid
 /// at 1280×720 with the real encoder. The recording lasts as long as the app's clock said, its
 /// frames spread across it, with honest counts; the window adds nothing to this but drawing.
+///
+/// The job runs it on its own, after the Capture suites (not matched by their filter): those
+/// reload vivid, which a camera held open here would stop.
 @MainActor
 @Suite("the app's video mode on vivid (inside scripts/vm)", .serialized, .enabled(if: vividLoaded))
-struct VideoModeVividTests {
+struct VideoModeOnVivid {
     @Test("a recording of about 3 s at 1280×720 lasts what the app's clock showed at stop, frames spread evenly, losses said")
     func keepsItsLength() async throws {
         try await Task(priority: .high) { @MainActor in try await record() }.value
@@ -36,7 +39,6 @@ struct VideoModeVividTests {
         defer { listening.cancel() }
         model.setPreviewSize(width: 320, height: 180)
         model.start()
-        defer { model.shutDown() }
 
         /// Waits up to `seconds` until `condition` holds.
         func until(_ seconds: Double = 60, _ condition: () -> Bool) async -> Bool {
@@ -47,6 +49,7 @@ struct VideoModeVividTests {
             }
             return true
         }
+        defer { model.shutDown() }
         #expect(await until { model.screen == .preview && model.previewFrameCount >= 3 }, "\(model.screen)")
         #expect(model.mode == .video && model.videoMode == mode)
         // The encoder's effort is measured as soon as the video mode streams, ahead of the shutter.
@@ -80,5 +83,8 @@ struct VideoModeVividTests {
         if account.times.count + 1 < Int((account.duration * fps).rounded()) {
             #expect(dropped != nil, "frames were left out and not said: \(account); \(toasts)")
         }
+        // Quit as the app does, and let the camera go before the next job step reloads vivid.
+        model.shutDown()
+        #expect(await until { model.screen == .released }, "\(model.screen)")
     }
 }
