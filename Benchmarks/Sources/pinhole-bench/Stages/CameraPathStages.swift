@@ -221,20 +221,10 @@ struct CameraPaths {
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000 + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000
     }
 
-    /// The CPU time, in ms, of every process named pipewire or wireplumber (/proc/PID/stat's
-    /// utime and stime).
+    /// The CPU time, in ms, of every process named pipewire or wireplumber (`ProcessFacts`).
     static func daemonsCPU() -> Double {
-        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-        var total = 0.0
-        for name in FileSystem.names(in: "/proc") where Int(name) != nil {
-            guard let stat = readFile("/proc/\(name)/stat"), let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { continue }
-            let command = stat[stat.index(after: open)..<close]
-            guard command == "pipewire" || command == "wireplumber" else { continue }
-            // After "pid (comm) ": state is field 3; utime and stime are fields 14 and 15.
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
-            total += (user + system) / ticks * 1000
-        }
-        return total
+        FileSystem.names(in: "/proc").compactMap { pid_t($0) }
+            .filter { ["pipewire", "wireplumber"].contains(ProcessFacts.name(of: $0)) }
+            .reduce(0.0) { $0 + (ProcessFacts.cpuSeconds($1) ?? 0) * 1000 }
     }
 }
