@@ -10,8 +10,8 @@ extension AppSuites {
     struct PortalAppTests {
         @Test("refused in the permission store: \"Camera Access Denied\" with the Settings → Privacy words and Retry, no dialog shown")
         func refused() throws {
-            let (session, server, camera, portal) = try Self.launchRefused(camera: "app-portal-cam")
-            defer { portal.stop(); camera.stop(); server.stop() }
+            let (session, server, camera, portal) = try Self.launch(camera: "app-portal-cam", permission: "no", showing: "Camera Access Denied")
+            defer { portal.stop(); camera?.stop(); server.stop() }
             #expect(try AppStateTests.shows(session, "Retry"))
             let advice = "Camera Access Denied: You may not use the camera. Allow Camera access in Settings → Privacy, then press Retry."
             #expect(waitFor(seconds: patience) { session.app?.errors.contains(advice) ?? false }, "\(session.app?.errors ?? "")")
@@ -21,8 +21,9 @@ extension AppSuites {
 
         @Test("refused, then allowed in the permission store: Retry brings the portal camera's preview (its colour bars), no dialog shown")
         func allowedThenRetry() throws {
-            let (session, server, camera, portal) = try Self.launchRefused(camera: "app-portal-retry-cam", width: 1280, height: 720)
-            defer { portal.stop(); camera.stop(); server.stop() }
+            let (session, server, camera, portal) = try Self.launch(camera: "app-portal-retry-cam", width: 1280, height: 720, permission: "no",
+                                                                    showing: "Camera Access Denied")
+            defer { portal.stop(); camera?.stop(); server.stop() }
             // The user allows the camera in the desktop's privacy settings, then presses Retry.
             try portal.setPermission("yes")
             try AppStateTests.press(session, "Retry")
@@ -33,16 +34,9 @@ extension AppSuites {
 
         @Test("no camera yet, access stored as yes: \"No Camera Found\"; a camera node added later shows its preview, no dialog shown")
         func cameraAddedLater() throws {
-            let session = try AppSession(testCameras: false)
-            let server = try PrivatePipeWire(bus: session.busAddress)
-            defer { server.stop() }
             // The portal starts with no camera in the graph, and so says none is present.
-            let portal = try PrivateCameraPortal(on: server, camera: false)
-            defer { portal.stop() }
-            try portal.setPermission("yes")
-            session.environment.merge(["PINHOLE_PORTAL": "1", "PIPEWIRE_REMOTE": server.socket]) { $1 }
-            try session.launch()
-            #expect(try waitFor(seconds: patience) { try AppStateTests.shows(session, "No Camera Found") }, "\(session.app?.errors ?? "")")
+            let (session, server, _, portal) = try Self.launch(camera: nil, permission: "yes", showing: "No Camera Found")
+            defer { portal.stop(); server.stop() }
             // A webcam is plugged in: the portal still says none (xdg-desktop-portal 1.16), but its
             // remote's registry shows the node once WirePlumber grants it, and the app uses it.
             let camera = try server.provideCamera(name: "app-portal-later-cam", width: 1280, height: 720)
@@ -52,18 +46,19 @@ extension AppSuites {
         }
 
         /// Launches the app through the portal (PINHOLE_PORTAL=1) with a GStreamer camera node
-        /// `camera` of `width`×`height`, PipeWire and the portal on the app session's bus, and the
-        /// permission stored as refused; returns once "Camera Access Denied" shows (checked).
-        static func launchRefused(camera name: String, width: Int = 640, height: Int = 480) throws
-            -> (AppSession, PrivatePipeWire, BackgroundProcess, PrivateCameraPortal) {
+        /// `camera` of `width`×`height` (none when nil), PipeWire and the portal on the app
+        /// session's bus, and `permission` ("yes" or "no") stored; returns once the page titled
+        /// `page` shows (checked).
+        static func launch(camera name: String?, width: Int = 640, height: Int = 480, permission: String, showing page: String) throws
+            -> (AppSession, PrivatePipeWire, BackgroundProcess?, PrivateCameraPortal) {
             let session = try AppSession(testCameras: false)
             let server = try PrivatePipeWire(bus: session.busAddress)
-            let camera = try server.provideCamera(name: name, width: width, height: height)
-            let portal = try PrivateCameraPortal(on: server)
-            try portal.setPermission("no")
+            let camera = try name.map { try server.provideCamera(name: $0, width: width, height: height) }
+            let portal = try PrivateCameraPortal(on: server, camera: camera != nil)
+            try portal.setPermission(permission)
             session.environment.merge(["PINHOLE_PORTAL": "1", "PIPEWIRE_REMOTE": server.socket]) { $1 }
             try session.launch()
-            #expect(try waitFor(seconds: patience) { try AppStateTests.shows(session, "Camera Access Denied") }, "\(session.app?.errors ?? "")")
+            #expect(try waitFor(seconds: patience) { try AppStateTests.shows(session, page) }, "\(session.app?.errors ?? "")")
             return (session, server, camera, portal)
         }
 
