@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <linux/dma-buf.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -241,22 +244,29 @@ struct pinhole_pw_monitor {
     char message[256];
 };
 
-/// A stream: what it asked for, how far it got, and the newest and the lent buffers.
+/// A stream: what it asked for, how far it got, the frame waiting for a handler, and the handler.
 struct pinhole_pw_stream {
     struct pinhole_pw_monitor *monitor;
     struct pw_stream *stream;
     struct spa_hook listener;
     uint64_t serial;
+    /// Written when the stream's state changes (failed, gone) or a handler asks to stop.
     int event_fd;
     uint32_t want_fourcc, want_width, want_height;
+    /// Only DMA-BUF buffers asked for (else shared memory first, DMA-BUF as well).
+    bool dmabuf_only;
     bool negotiated, mismatch, streaming, failed, gone;
     char error[256];
-    /// Guards `waiting`, `acquired` and every dequeue and queue of a buffer: `process` runs on
-    /// PipeWire's data thread (PW_STREAM_FLAG_RT_PROCESS, one thread hop fewer per frame than on
-    /// the loop's thread), the streaming thread acquires and releases, and the loop's thread
-    /// forgets removed buffers. Taken after the loop's lock where both are held, never before.
+    /// Guards `waiting`, the handler and every dequeue and queue of a buffer: `process` runs on
+    /// PipeWire's data thread (PW_STREAM_FLAG_RT_PROCESS) and calls the handler there, holding
+    /// this lock; `pinhole_pw_stream_deliver` sets and clears the handler from the streaming
+    /// thread, and the loop's thread forgets removed buffers. Taken after the loop's lock where
+    /// both are held, never before.
     pthread_mutex_t buffers_lock;
-    struct pw_buffer *waiting, *acquired;
+    /// The newest frame that came while no handler was set (given to the next one).
+    struct pw_buffer *waiting;
+    pinhole_pw_frame_handler handler;
+    void *handler_context;
     uint32_t buffer_count;
 };
 
@@ -570,7 +580,19 @@ static void stream_state_changed(void *data, enum pw_stream_state old, enum pw_s
     signal_stream(stream);
 }
 
-/// The format agreed: checked against the one asked for, then buffers (memfd or memory) and the header meta asked for.
+/// A Buffers param for `types` (SPA_DATA_* bits), MJPEG's with room for two bytes a pixel.
+static const struct spa_pod *buffers_param(struct spa_pod_builder *builder, uint32_t types, int32_t mjpeg_size) {
+    if (mjpeg_size > 0)
+        return spa_pod_builder_add_object(builder, SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
+            SPA_PARAM_BUFFERS_buffers, SPA_POD_CHOICE_RANGE_Int(4, 2, 16),
+            SPA_PARAM_BUFFERS_size, SPA_POD_CHOICE_RANGE_Int(mjpeg_size, mjpeg_size, INT32_MAX),
+            SPA_PARAM_BUFFERS_dataType, SPA_POD_CHOICE_FLAGS_Int((int32_t)types));
+    return spa_pod_builder_add_object(builder, SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
+        SPA_PARAM_BUFFERS_buffers, SPA_POD_CHOICE_RANGE_Int(4, 2, 16),
+        SPA_PARAM_BUFFERS_dataType, SPA_POD_CHOICE_FLAGS_Int((int32_t)types));
+}
+
+/// The format agreed: checked against the one asked for, then buffers and the header meta asked for.
 static void stream_param_changed(void *data, uint32_t id, const struct spa_pod *param) {
     struct pinhole_pw_stream *stream = data;
     if (id != SPA_PARAM_Format || !param) return;
@@ -592,60 +614,156 @@ static void stream_param_changed(void *data, uint32_t id, const struct spa_pod *
         signal_stream(stream);
         return;
     }
-    // Buffers in memory the shim can map (memfd or plain memory, not DMA-BUF), and a header
-    // meta for the producer's time stamps and sequence numbers. A compressed frame's size varies
-    // from frame to frame: MJPEG buffers are asked to hold up to two bytes a pixel (a producer
-    // that sizes its pool from the first frames otherwise cuts, or crashes on, a larger one, as
-    // GStreamer's pipewiresink 0.3.65 did).
-    uint8_t storage[512];
+    // Buffers the shim can read: shared memory first (memfd, or plain memory; spa's V4L2 source
+    // then exports the driver's own buffers as memfd, no copy), DMA-BUF second, for producers that
+    // offer nothing else (the shim maps those itself); and a header meta for the producer's time
+    // stamps and sequence numbers. PipeWire takes the first Buffers param both sides can meet. A
+    // compressed frame's size varies from frame to frame: MJPEG buffers are asked to hold up to
+    // two bytes a pixel (a producer that sizes its pool from the first frames otherwise cuts, or
+    // crashes on, a larger one, as GStreamer's pipewiresink 0.3.65 did).
+    uint8_t storage[768];
     struct spa_pod_builder builder = SPA_POD_BUILDER_INIT(storage, sizeof storage);
-    const struct spa_pod *params[2];
-    if (fourcc == mjpeg_fourcc) {
-        int32_t size = (int32_t)(width * height * 2);
-        params[0] = spa_pod_builder_add_object(&builder, SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
-            SPA_PARAM_BUFFERS_buffers, SPA_POD_CHOICE_RANGE_Int(4, 2, 16),
-            SPA_PARAM_BUFFERS_size, SPA_POD_CHOICE_RANGE_Int(size, size, INT32_MAX),
-            SPA_PARAM_BUFFERS_dataType, SPA_POD_CHOICE_FLAGS_Int((1 << SPA_DATA_MemFd) | (1 << SPA_DATA_MemPtr)));
-    } else {
-        params[0] = spa_pod_builder_add_object(&builder, SPA_TYPE_OBJECT_ParamBuffers, SPA_PARAM_Buffers,
-            SPA_PARAM_BUFFERS_buffers, SPA_POD_CHOICE_RANGE_Int(4, 2, 16),
-            SPA_PARAM_BUFFERS_dataType, SPA_POD_CHOICE_FLAGS_Int((1 << SPA_DATA_MemFd) | (1 << SPA_DATA_MemPtr)));
-    }
-    params[1] = spa_pod_builder_add_object(&builder, SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
+    const struct spa_pod *params[3];
+    uint32_t count = 0;
+    int32_t mjpeg_size = fourcc == mjpeg_fourcc ? (int32_t)(width * height * 2) : 0;
+    if (!stream->dmabuf_only)
+        params[count++] = buffers_param(&builder, (1u << SPA_DATA_MemFd) | (1u << SPA_DATA_MemPtr), mjpeg_size);
+    params[count++] = buffers_param(&builder, 1u << SPA_DATA_DmaBuf, mjpeg_size);
+    params[count++] = spa_pod_builder_add_object(&builder, SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
         SPA_PARAM_META_type, SPA_POD_Id(SPA_META_Header), SPA_PARAM_META_size, SPA_POD_Int(sizeof(struct spa_meta_header)));
-    pw.pw_stream_update_params(stream->stream, params, 2);
+    pw.pw_stream_update_params(stream->stream, params, count);
     signal_stream(stream);
 }
 
-/// A new buffer gets the next number (the Swift side keeps one wrapper per number).
+/// What the shim keeps for each of a stream's buffers (the pw_buffer's user_data).
+struct buffer_info {
+    /// The buffer's number (the Swift side keeps one wrapper per number).
+    uint32_t index;
+    /// A DMA-BUF the shim mapped itself (pw_stream maps only memfd): the mapping, and where the
+    /// buffer's data starts in it.
+    void *map;
+    size_t map_length;
+    uint8_t *data;
+};
+
+/// A new buffer gets the next number; a DMA-BUF is mapped for reading (once, here, not per frame).
 static void stream_add_buffer(void *data, struct pw_buffer *buffer) {
     struct pinhole_pw_stream *stream = data;
-    buffer->user_data = (void *)(uintptr_t)stream->buffer_count++;
+    struct buffer_info *info = calloc(1, sizeof *info);
+    if (!info) {
+        stream->failed = true;
+        snprintf(stream->error, sizeof stream->error, "out of memory for a buffer");
+        signal_stream(stream);
+        return;
+    }
+    info->index = stream->buffer_count++;
+    struct spa_buffer *spa = buffer->buffer;
+    if (spa->n_datas > 0 && spa->datas[0].type == SPA_DATA_DmaBuf && !spa->datas[0].data) {
+        struct spa_data *d = &spa->datas[0];
+        long page = sysconf(_SC_PAGESIZE);
+        size_t start = d->mapoffset - d->mapoffset % (size_t)page;
+        size_t length = d->mapoffset - start + d->maxsize;
+        void *map = d->fd >= 0 && d->maxsize > 0 ? mmap(NULL, length, PROT_READ, MAP_SHARED, (int)d->fd, (off_t)start) : MAP_FAILED;
+        if (map == MAP_FAILED) {
+            stream->failed = true;
+            snprintf(stream->error, sizeof stream->error, "cannot map the camera's DMA-BUF buffer: %s", strerror(errno));
+            signal_stream(stream);
+        } else {
+            info->map = map;
+            info->map_length = length;
+            info->data = (uint8_t *)map + (d->mapoffset - start);
+        }
+    }
+    buffer->user_data = info;
 }
 
-/// A buffer going away is forgotten if it was waiting or lent.
+/// A buffer going away is forgotten if it was waiting, and unmapped.
 static void stream_remove_buffer(void *data, struct pw_buffer *buffer) {
     struct pinhole_pw_stream *stream = data;
     pthread_mutex_lock(&stream->buffers_lock);
     if (stream->waiting == buffer) stream->waiting = NULL;
-    if (stream->acquired == buffer) stream->acquired = NULL;
     pthread_mutex_unlock(&stream->buffers_lock);
+    struct buffer_info *info = buffer->user_data;
+    if (info) {
+        if (info->map) munmap(info->map, info->map_length);
+        free(info);
+        buffer->user_data = NULL;
+    }
     if (stream->buffer_count > 0) stream->buffer_count--;
 }
 
-/// Buffers arrived (on PipeWire's data thread): the newest waits for the streaming thread, older ones go back.
+/// Describes `buffer` as a frame (its data mapped by pw_stream, or by the shim for a DMA-BUF).
+static void describe(struct pinhole_pw_stream *stream, struct pw_buffer *buffer, struct pinhole_pw_frame *frame) {
+    struct spa_buffer *spa = buffer->buffer;
+    struct buffer_info *info = buffer->user_data;
+    memset(frame, 0, sizeof *frame);
+    struct spa_data *d = spa->n_datas > 0 ? &spa->datas[0] : NULL;
+    uint8_t *mapped = !d ? NULL : d->type == SPA_DATA_DmaBuf ? (info ? info->data : NULL) : d->data;
+    if (d && mapped && d->chunk) {
+        uint32_t offset = SPA_MIN(d->chunk->offset, d->maxsize);
+        frame->data = mapped + offset;
+        frame->capacity = d->maxsize - offset;
+        frame->size = SPA_MIN(d->chunk->size, frame->capacity);
+        frame->stride = d->chunk->stride;
+        frame->corrupt = (d->chunk->flags & SPA_CHUNK_FLAG_CORRUPTED) != 0;
+        frame->memory = d->type == SPA_DATA_DmaBuf ? PINHOLE_PW_MEMORY_DMABUF : d->type == SPA_DATA_MemFd ? PINHOLE_PW_MEMORY_FD : PINHOLE_PW_MEMORY_PTR;
+    } else {
+        frame->corrupt = true;
+    }
+    frame->buffer_index = info ? info->index : UINT32_MAX;
+    frame->buffer_count = stream->buffer_count;
+    struct spa_meta_header *header = spa_buffer_find_meta_data(spa, SPA_META_Header, sizeof *header);
+    if (header) {
+        frame->has_header = true;
+        frame->pts = header->pts;
+        frame->sequence = header->seq;
+        if (header->flags & SPA_META_HEADER_FLAG_CORRUPTED) frame->corrupt = true;
+    }
+}
+
+/// Brackets the CPU's reading of a DMA-BUF (`flags` DMA_BUF_SYNC_START or _END), as the kernel
+/// asks of every CPU access to one.
+static void sync_dmabuf(struct pw_buffer *buffer, uint64_t flags) {
+    struct spa_buffer *spa = buffer->buffer;
+    if (spa->n_datas == 0 || spa->datas[0].type != SPA_DATA_DmaBuf || spa->datas[0].fd < 0) return;
+    struct dma_buf_sync sync = {flags | DMA_BUF_SYNC_READ};
+    while (ioctl((int)spa->datas[0].fd, DMA_BUF_IOCTL_SYNC, &sync) < 0 && (errno == EINTR || errno == EAGAIN)) {}
+}
+
+/// Lends `buffer` to the handler, then gives it back to the producer; a handler that says no more
+/// is cleared and its waiter woken. The buffers lock is held.
+static void hand_over(struct pinhole_pw_stream *stream, struct pw_buffer *buffer) {
+    struct pinhole_pw_frame frame;
+    describe(stream, buffer, &frame);
+    sync_dmabuf(buffer, DMA_BUF_SYNC_START);
+    bool more = stream->handler(stream->handler_context, &frame);
+    sync_dmabuf(buffer, DMA_BUF_SYNC_END);
+    pw.pw_stream_queue_buffer(stream->stream, buffer);
+    if (!more) {
+        stream->handler = NULL;
+        stream->handler_context = NULL;
+        uint64_t one = 1;
+        (void)!write(stream->event_fd, &one, sizeof one);
+    }
+}
+
+/// Buffers arrived, on PipeWire's data thread: the newest goes to the handler right here (no
+/// other thread is woken), or waits for the next one; older ones go back at once.
 static void stream_process(void *data) {
     struct pinhole_pw_stream *stream = data;
-    struct pw_buffer *buffer;
-    // Keep only the newest: an older frame nobody took yet goes back at once.
+    struct pw_buffer *buffer, *newest = NULL;
     pthread_mutex_lock(&stream->buffers_lock);
     while ((buffer = pw.pw_stream_dequeue_buffer(stream->stream))) {
+        if (newest) pw.pw_stream_queue_buffer(stream->stream, newest);
+        newest = buffer;
+    }
+    if (newest) {
         if (stream->waiting) pw.pw_stream_queue_buffer(stream->stream, stream->waiting);
-        stream->waiting = buffer;
+        stream->waiting = NULL;
+        if (stream->handler) hand_over(stream, newest);
+        else stream->waiting = newest;
     }
     pthread_mutex_unlock(&stream->buffers_lock);
-    uint64_t one = 1;
-    (void)!write(stream->event_fd, &one, sizeof one);
 }
 
 /// What the shim hears from a stream.
@@ -654,7 +772,7 @@ static const struct pw_stream_events stream_events = {
     .add_buffer = stream_add_buffer, .remove_buffer = stream_remove_buffer, .process = stream_process};
 
 pinhole_pw_stream *pinhole_pw_stream_new(pinhole_pw_monitor *monitor, uint64_t serial, uint32_t fourcc, uint32_t width, uint32_t height,
-                                         uint32_t rate_num, uint32_t rate_denom, int timeout_ms, int *error, char *message, size_t size) {
+                                         uint32_t rate_num, uint32_t rate_denom, bool dmabuf_only, int timeout_ms, int *error, char *message, size_t size) {
     uint32_t spa_format = spa_of(fourcc);
     if (fourcc != mjpeg_fourcc && spa_format == SPA_VIDEO_FORMAT_UNKNOWN) {
         *error = -EINVAL; snprintf(message, size, "no PipeWire video format for %.4s", (const char *)&fourcc); return NULL;
@@ -664,6 +782,7 @@ pinhole_pw_stream *pinhole_pw_stream_new(pinhole_pw_monitor *monitor, uint64_t s
     stream->monitor = monitor;
     stream->serial = serial;
     stream->want_fourcc = fourcc; stream->want_width = width; stream->want_height = height;
+    stream->dmabuf_only = dmabuf_only;
     stream->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (stream->event_fd < 0) { *error = -errno; snprintf(message, size, "eventfd: %s", strerror(errno)); free(stream); return NULL; }
     pthread_mutex_init(&stream->buffers_lock, NULL);
@@ -735,9 +854,9 @@ void pinhole_pw_stream_free(pinhole_pw_stream *stream) {
     for (int i = 0; i < MAX_STREAMS; i++) if (monitor->streams[i] == stream) monitor->streams[i] = NULL;
     if (stream->stream) {
         pthread_mutex_lock(&stream->buffers_lock);
-        if (stream->acquired) pw.pw_stream_queue_buffer(stream->stream, stream->acquired);
         if (stream->waiting) pw.pw_stream_queue_buffer(stream->stream, stream->waiting);
-        stream->acquired = stream->waiting = NULL;
+        stream->waiting = NULL;
+        stream->handler = NULL;
         pthread_mutex_unlock(&stream->buffers_lock);
         spa_hook_remove(&stream->listener);
         pw.pw_stream_disconnect(stream->stream);
@@ -749,64 +868,57 @@ void pinhole_pw_stream_free(pinhole_pw_stream *stream) {
     free(stream);
 }
 
-enum pinhole_pw_wait pinhole_pw_stream_wait(pinhole_pw_stream *stream, int timeout_ms) {
-    struct pollfd descriptor = {stream->event_fd, POLLIN, 0};
-    int ready = poll(&descriptor, 1, timeout_ms);
-    uint64_t count;
-    if (ready > 0) (void)!read(stream->event_fd, &count, sizeof count);
+/// Failed, gone, or still going.
+static enum pinhole_pw_wait stream_state(pinhole_pw_stream *stream) {
     pw.pw_thread_loop_lock(stream->monitor->loop);
-    pthread_mutex_lock(&stream->buffers_lock);
     enum pinhole_pw_wait result = stream->failed ? PINHOLE_PW_FAILED
-        : (stream->gone || stream->monitor->dead) ? PINHOLE_PW_GONE
-        : stream->waiting ? PINHOLE_PW_FRAME : PINHOLE_PW_TIMEOUT;
-    pthread_mutex_unlock(&stream->buffers_lock);
+        : (stream->gone || stream->monitor->dead) ? PINHOLE_PW_GONE : PINHOLE_PW_ENDED;
     pw.pw_thread_loop_unlock(stream->monitor->loop);
     return result;
 }
 
-bool pinhole_pw_stream_acquire(pinhole_pw_stream *stream, struct pinhole_pw_frame *frame) {
-    pw.pw_thread_loop_lock(stream->monitor->loop);
-    pthread_mutex_lock(&stream->buffers_lock);
-    struct pw_buffer *buffer = stream->waiting;
-    stream->waiting = NULL;
-    if (buffer) {
-        if (stream->acquired) pw.pw_stream_queue_buffer(stream->stream, stream->acquired);
-        stream->acquired = buffer;
-        struct spa_buffer *spa = buffer->buffer;
-        memset(frame, 0, sizeof *frame);
-        if (spa->n_datas > 0 && spa->datas[0].data && spa->datas[0].chunk) {
-            struct spa_data *d = &spa->datas[0];
-            uint32_t offset = SPA_MIN(d->chunk->offset, d->maxsize);
-            frame->data = (uint8_t *)d->data + offset;
-            frame->capacity = d->maxsize - offset;
-            frame->size = SPA_MIN(d->chunk->size, frame->capacity);
-            frame->stride = d->chunk->stride;
-            frame->corrupt = (d->chunk->flags & SPA_CHUNK_FLAG_CORRUPTED) != 0;
-        } else {
-            frame->corrupt = true;
-        }
-        frame->buffer_index = (uint32_t)(uintptr_t)buffer->user_data;
-        frame->buffer_count = stream->buffer_count;
-        struct spa_meta_header *header = spa_buffer_find_meta_data(spa, SPA_META_Header, sizeof *header);
-        if (header) {
-            frame->has_header = true;
-            frame->pts = header->pts;
-            frame->sequence = header->seq;
-            if (header->flags & SPA_META_HEADER_FLAG_CORRUPTED) frame->corrupt = true;
-        }
-    }
-    pthread_mutex_unlock(&stream->buffers_lock);
-    pw.pw_thread_loop_unlock(stream->monitor->loop);
-    return buffer != NULL;
+int pinhole_pw_wake_fd(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
 
-void pinhole_pw_stream_release(pinhole_pw_stream *stream) {
-    pw.pw_thread_loop_lock(stream->monitor->loop);
+enum pinhole_pw_wait pinhole_pw_stream_deliver(pinhole_pw_stream *stream, int timeout_ms, int wake_fd,
+                                               pinhole_pw_frame_handler handler, void *context) {
+    enum pinhole_pw_wait state = stream_state(stream);
+    if (state != PINHOLE_PW_ENDED) return state;
     pthread_mutex_lock(&stream->buffers_lock);
-    if (stream->acquired) pw.pw_stream_queue_buffer(stream->stream, stream->acquired);
-    stream->acquired = NULL;
+    stream->handler = handler;
+    stream->handler_context = context;
+    // A frame that came between two calls goes first, on this thread.
+    struct pw_buffer *waiting = stream->waiting;
+    stream->waiting = NULL;
+    if (waiting) hand_over(stream, waiting);
+    bool active = stream->handler != NULL;
     pthread_mutex_unlock(&stream->buffers_lock);
-    pw.pw_thread_loop_unlock(stream->monitor->loop);
+
+    if (active) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int64_t deadline = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000 + timeout_ms;
+        struct pollfd descriptors[2] = {{stream->event_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+        for (;;) {
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            int64_t left = deadline - ((int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000);
+            if (left <= 0) break;
+            int ready = poll(descriptors, wake_fd >= 0 ? 2 : 1, (int)left);
+            if (ready > 0) break;
+            if (ready == 0 || errno != EINTR) break;
+        }
+    }
+    // Cleared under the lock the data thread holds while it calls the handler: once this
+    // returns, the handler runs no more.
+    pthread_mutex_lock(&stream->buffers_lock);
+    stream->handler = NULL;
+    stream->handler_context = NULL;
+    pthread_mutex_unlock(&stream->buffers_lock);
+    uint64_t count;
+    (void)!read(stream->event_fd, &count, sizeof count);
+    if (wake_fd >= 0) (void)!read(wake_fd, &count, sizeof count);
+    return stream_state(stream);
 }
 
 void pinhole_pw_stream_error(pinhole_pw_stream *stream, char *message, size_t size) {

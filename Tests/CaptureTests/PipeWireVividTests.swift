@@ -79,16 +79,43 @@ struct PipeWireVividTests {
         // The same through V4L2 directly, once PipeWire let the node go (WirePlumber suspends an
         // idle node after 5 s, closing it), for comparison in the log.
         let direct = try CaptureDevice.device(withID: "/dev/video0")
-        let free = await waitUntil(seconds: 20, every: .milliseconds(250)) {
-            (try? V4L2Backend(path: "/dev/video0", name: "probe").device.allocateBuffers(count: 1)).map { _ in true } ?? false
-        }
-        if free {
+        if await nodeIdle() {
             let started = SystemClock.monotonicNanoseconds()
             let (session, output) = try await vividSession(direct, format: .yuyv)
             _ = await frames(from: output, count: 2, seconds: patience)
             print("V4L2: YUYV 320×180 start to second frame \(Double(SystemClock.monotonicNanoseconds() - started) / 1e6) ms")
             session.stopRunning()
         }
+    }
+
+    /// Waits until PipeWire has let vivid go (WirePlumber suspends a node 5 s after its last
+    /// stream, closing the device): true once /dev/video0 gives buffers to another opener.
+    func nodeIdle() async -> Bool {
+        await waitUntil(seconds: 20, every: .milliseconds(250)) {
+            (try? V4L2Backend(path: "/dev/video0", name: "probe").device.allocateBuffers(count: 1)).map { _ in true } ?? false
+        }
+    }
+
+    @Test("buffers: shared memory by default (spa's V4L2 source exports vivid's own buffers: no copy); DMA-BUF when only that is asked for (the node started afresh), mapped by the shim: the same colour bars")
+    func bufferMemory() async throws {
+        let device = try camera()
+        var seen: [PipeWireBackend.Memory?] = []
+        for dmaBufOnly in [false, true] {
+            // A running node keeps the buffers its first stream agreed for every later one:
+            // each stream here starts the node afresh.
+            try #require(await nodeIdle(), "PipeWire kept vivid open")
+            PipeWireBackend.dmaBufOnly.store(dmaBufOnly, ordering: .relaxed)
+            defer { PipeWireBackend.dmaBufOnly.store(false, ordering: .relaxed) }
+            let (session, output) = try await vividSession(device, format: .yuyv)
+            let taken = await frames(from: output, count: 3, seconds: patience)
+            seen.append(session.run.withLock { ($0.state.backend as? PipeWireBackend)?.memory })
+            let statistics = session.statistics
+            session.stopRunning()
+            let last = try #require(taken.last, "no frames with dmaBufOnly \(dmaBufOnly) (\(statistics))")
+            #expect(last.imageBuffer.width == 320 && last.imageBuffer.height == 180)
+            expectVividBars(vividBars(last.imageBuffer))
+        }
+        #expect(seen == [.sharedMemory, .dmaBuf])
     }
 
     @Test("pinhole snap --device pipewire:<node> --size 320x180: vivid's colour bars")

@@ -94,7 +94,17 @@ bool pinhole_pw_monitor_wait_for_camera(pinhole_pw_monitor * _Nonnull monitor, i
 /// A capture stream from one camera node, on a monitor's connection.
 typedef struct pinhole_pw_stream pinhole_pw_stream;
 
-/// A frame lent by `pinhole_pw_stream_acquire`, valid until `pinhole_pw_stream_release`.
+/// Where a frame's bytes live.
+enum pinhole_pw_memory {
+    /// Memory the producer's process shares with no one (a producer in this process).
+    PINHOLE_PW_MEMORY_PTR = 0,
+    /// A shared-memory descriptor (memfd, or a V4L2 buffer spa's V4L2 source exported as one).
+    PINHOLE_PW_MEMORY_FD = 1,
+    /// A DMA-BUF, mapped by the shim and read between DMA_BUF_IOCTL_SYNC calls.
+    PINHOLE_PW_MEMORY_DMABUF = 2,
+};
+
+/// A frame lent to a `pinhole_pw_frame_handler`, valid during the call.
 struct pinhole_pw_frame {
     /// The frame's bytes (the buffer's mapping plus the chunk's offset) and how many there are.
     uint8_t * _Nullable data;
@@ -113,35 +123,44 @@ struct pinhole_pw_frame {
     bool has_header;
     /// The producer marked the data corrupted.
     bool corrupt;
+    /// A `pinhole_pw_memory`.
+    uint32_t memory;
 };
 
 /// Connects a stream to node `serial` (`target.object`) asking for exactly `fourcc` at
-/// `width`×`height` and `rate_num`/`rate_denom` frames per second, and waits up to `timeout_ms` for
+/// `width`×`height` and `rate_num`/`rate_denom` frames per second (in shared memory, else in
+/// DMA-BUF; in DMA-BUF only with `dmabuf_only`), and waits up to `timeout_ms` for
 /// the format to be agreed and the stream to start. NULL with a negative errno in `error` and the
 /// reason in `message` (the stream's error, or "the camera offered another format").
 pinhole_pw_stream * _Nullable pinhole_pw_stream_new(pinhole_pw_monitor * _Nonnull monitor, uint64_t serial, uint32_t fourcc, uint32_t width,
-                                                    uint32_t height, uint32_t rate_num, uint32_t rate_denom, int timeout_ms,
+                                                    uint32_t height, uint32_t rate_num, uint32_t rate_denom, bool dmabuf_only, int timeout_ms,
                                                     int * _Nonnull error, char * _Nonnull message, size_t size);
 /// Disconnects and destroys the stream (a frame still acquired is given back first).
 void pinhole_pw_stream_free(pinhole_pw_stream * _Nonnull stream);
 
-/// What waiting on a stream gave.
+/// How a delivery ended.
 enum pinhole_pw_wait {
-    /// A frame is ready for `pinhole_pw_stream_acquire`.
-    PINHOLE_PW_FRAME = 0,
-    /// Nothing within the timeout.
-    PINHOLE_PW_TIMEOUT = 1,
+    /// The time ran out, the handler said no more, or the wake descriptor was written.
+    PINHOLE_PW_ENDED = 0,
     /// The camera node left the registry (unplugged), or the daemon went away.
     PINHOLE_PW_GONE = 2,
     /// The stream failed; `pinhole_pw_stream_error` says why.
     PINHOLE_PW_FAILED = 3,
 };
 
-/// Waits up to `timeout_ms` for a frame.
-enum pinhole_pw_wait pinhole_pw_stream_wait(pinhole_pw_stream * _Nonnull stream, int timeout_ms);
-/// Takes the newest frame (older waiting ones go back to the producer); false when none is waiting.
-bool pinhole_pw_stream_acquire(pinhole_pw_stream * _Nonnull stream, struct pinhole_pw_frame * _Nonnull frame);
-/// Gives the acquired frame back to the producer.
-void pinhole_pw_stream_release(pinhole_pw_stream * _Nonnull stream);
+/// Receives a frame, on PipeWire's data thread or the thread in `pinhole_pw_stream_deliver`,
+/// never two at once; returns whether to go on. The frame goes back to the producer after it returns.
+typedef bool (*pinhole_pw_frame_handler)(void * _Nullable context, const struct pinhole_pw_frame * _Nonnull frame);
+
+/// A new eventfd (non-blocking, close-on-exec) for `pinhole_pw_stream_deliver`'s `wake_fd`; -1 with errno.
+int pinhole_pw_wake_fd(void);
+
+/// Hands frames to `handler` for up to `timeout_ms`: each frame on PipeWire's data thread as it
+/// arrives (the newest that came since the last call first, on this thread), while this thread
+/// sleeps, so no thread is woken per frame. Ends early when the handler returns false, when
+/// `wake_fd` (an eventfd, or -1) becomes readable (it is read), or when the stream fails or its
+/// camera goes; the handler is not called after this returns.
+enum pinhole_pw_wait pinhole_pw_stream_deliver(pinhole_pw_stream * _Nonnull stream, int timeout_ms, int wake_fd,
+                                               pinhole_pw_frame_handler _Nonnull handler, void * _Nullable context);
 /// The stream's error message (empty when none), copied into `message`.
 void pinhole_pw_stream_error(pinhole_pw_stream * _Nonnull stream, char * _Nonnull message, size_t size);

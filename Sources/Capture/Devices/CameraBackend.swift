@@ -18,6 +18,9 @@ enum FrameWait {
     case corrupt
     /// Nothing arrived within the timeout.
     case timeout
+    /// A driver that hands frames over on its own thread while the streaming thread waits
+    /// (PipeWire's data thread) gave this many to the callback and skipped this many damaged ones.
+    case handled(delivered: Int, corrupt: Int)
 }
 
 /// A camera driver seen from a session: one open camera, configured and started on the session's
@@ -31,12 +34,21 @@ protocol CameraBackend: AnyObject {
     func start() throws(CaptureError)
     /// Stops streaming and frees buffers (idempotent, never fails: used on unplug too).
     func stop()
-    /// Waits up to `timeout` seconds for the next frame and lends it to `body`.
+    /// Waits up to `timeout` seconds for the next frame and lends it to `body`; a driver with a
+    /// thread of its own may instead lend every frame that comes within `timeout` (`.handled`),
+    /// calling `body` on that thread while the caller waits, never two at once.
     func nextFrame(timeout: Double, _ body: (RawFrame) throws(CaptureError) -> Void) throws(CaptureError) -> FrameWait
+    /// Ends a `nextFrame` wait early (from any thread): the session wants to stop.
+    func interrupt()
     /// Reads a control value.
     func value(of control: ControlID) throws(CaptureError) -> Int64
     /// Sets a control value.
     func setValue(_ value: Int64, of control: ControlID) throws(CaptureError)
+}
+
+extension CameraBackend {
+    /// Drivers whose waits end with each frame need no interruption.
+    func interrupt() {}
 }
 
 /// A stream's format: pixel layout, size and frame interval.

@@ -11,7 +11,8 @@ public protocol CaptureOutput: AnyObject, Sendable {
 protocol FrameConsumer: CaptureOutput {
     /// Called on the session's queue before streaming starts (and after each reconfiguration).
     func streamWillStart(_ configuration: StreamConfiguration, device: CaptureDevice) throws(CaptureError)
-    /// Called on the streaming thread for every good frame; must not block (copy or convert and return).
+    /// Called for every good frame, on the streaming thread or the driver's own (PipeWire's data
+    /// thread), never two at once; must not block (copy or convert and return).
     func consume(_ frame: RawFrame, context: FrameContext)
     /// Called when streaming stops.
     func streamDidStop()

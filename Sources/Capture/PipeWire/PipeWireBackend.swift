@@ -1,10 +1,13 @@
 import CPipeWire
 import Glibc
 import Media
+import Synchronization
 
 /// A PipeWire camera node as a `CameraBackend`: a capture stream on the process's PipeWire
-/// connection (`PipeWireCameras`), whose thread loop receives the buffers; the session's streaming
-/// thread waits on the shim's eventfd and borrows the newest buffer.
+/// connection (`PipeWireCameras`). Frames are lent to the session's frame callback on PipeWire's
+/// data thread as they arrive, while the session's streaming thread sleeps in `nextFrame` (which
+/// lends every frame of its wait): a frame wakes PipeWire's thread only, as a V4L2 frame wakes
+/// only the streaming thread.
 ///
 /// The format is always asked for exactly (layout, size and rate: without one PipeWire picks the
 /// node's first format, 320×180 at 1 fps on vivid). Frames are lent straight from the stream's
@@ -41,6 +44,17 @@ final class PipeWireBackend: CameraBackend {
     private let controlInfo: [UInt32: V4L2ControlInfo]
     /// Why a wait failed, read from the shim (allocated once).
     private var message = [CChar](repeating: 0, count: 256)
+    /// The callback of the `nextFrame` under way (nil between calls), what it was lent, and what it threw.
+    private var receiver: ((RawFrame) throws(CaptureError) -> Void)?
+    private var handled = (delivered: 0, corrupt: 0)
+    private var failure: CaptureError?
+    /// Ends a `nextFrame` wait from another thread (`interrupt`).
+    private let wake: WakeSignal
+    /// Where the last frame's bytes lived (a `Memory`'s raw value), read from any thread.
+    private let lastMemory = Atomic<UInt32>(Memory.process.rawValue)
+    /// Ask PipeWire for DMA-BUF buffers only (tests: the DMA-BUF path on a producer that offers
+    /// both); normally shared memory comes first and DMA-BUF second.
+    static let dmaBufOnly = Atomic<Bool>(false)
 
     /// Finds the node called `nodeName` now (a replugged camera has a new serial, the same name);
     /// throws `.deviceDisconnected` when it is not in the graph. `controls` are the V4L2 node's
@@ -52,6 +66,7 @@ final class PipeWireBackend: CameraBackend {
         }
         self.nodeName = nodeName
         self.name = name
+        wake = WakeSignal()
         self.v4l2Path = v4l2Path
         serial = camera.serial
         if let v4l2Path, let controls, !controls.isEmpty, let node = try? V4L2Device(path: v4l2Path) {
@@ -84,7 +99,7 @@ final class PipeWireBackend: CameraBackend {
             // A rate is frames per second: the interval's denominator over its numerator.
             pinhole_pw_stream_new(connection.pointer, serial, configuration.pixelFormat.fourCC, UInt32(configuration.width),
                                   UInt32(configuration.height), UInt32(interval.denominator), UInt32(interval.numerator),
-                                  Int32(PipeWireCameras.streamTimeout * 1000), &code, text.baseAddress!, text.count)
+                                  PipeWireBackend.dmaBufOnly.load(ordering: .relaxed), Int32(PipeWireCameras.streamTimeout * 1000), &code, text.baseAddress!, text.count)
         }
         guard let made else {
             throw PipeWireErrno.error("starting \(configuration)", camera: name, code: code, message: message.nulTerminatedString)
@@ -102,11 +117,20 @@ final class PipeWireBackend: CameraBackend {
     }
 
     func nextFrame(timeout: Double, _ body: (RawFrame) throws(CaptureError) -> Void) throws(CaptureError) -> FrameWait {
-        guard let stream, let configuration else { throw .invalidConfiguration("\(name) is not streaming") }
-        switch pinhole_pw_stream_wait(stream, Int32(max(1, timeout * 1000))) {
-        case PINHOLE_PW_TIMEOUT:
-            if let v4l2Path, access(v4l2Path, F_OK) != 0 { throw .deviceDisconnected(device: name) }
-            return .timeout
+        guard let stream, configuration != nil else { throw .invalidConfiguration("\(name) is not streaming") }
+        handled = (0, 0)
+        failure = nil
+        // Every frame of the wait is lent on PipeWire's data thread as it comes (`lend`), while
+        // this thread sleeps: no thread wakes up per frame but the one PipeWire wakes anyway.
+        let end = withoutActuallyEscaping(body) { body -> pinhole_pw_wait in
+            receiver = body
+            defer { receiver = nil }
+            return pinhole_pw_stream_deliver(stream, Int32(max(1, timeout * 1000)), wake.descriptor, { context, frame in
+                Unmanaged<PipeWireBackend>.fromOpaque(context!).takeUnretainedValue().lend(frame.pointee)
+            }, Unmanaged.passUnretained(self).toOpaque())
+        }
+        if let failure { throw failure }
+        switch end {
         case PINHOLE_PW_GONE:
             throw .deviceDisconnected(device: name)
         case PINHOLE_PW_FAILED:
@@ -115,35 +139,73 @@ final class PipeWireBackend: CameraBackend {
         default:
             break
         }
-        var frame = pinhole_pw_frame()
-        guard pinhole_pw_stream_acquire(stream, &frame) else { return .timeout }
-        defer { pinhole_pw_stream_release(stream) }
-        guard !frame.corrupt, let data = frame.data, frame.size > 0 else { return .corrupt }
-        let index = Int(frame.buffer_index)
-        guard frames.indices.contains(index) else {
-            throw .streamFailed(device: name, reason: "PipeWire lent buffer \(index), beyond the \(frames.count) Pinhole keeps")
+        if handled == (0, 0) {
+            if let v4l2Path, access(v4l2Path, F_OK) != 0 { throw .deviceDisconnected(device: name) }
+            return .timeout
         }
-        let address = UnsafeMutableRawPointer(data), capacity = Int(frame.capacity), stride = Int(frame.stride)
-        let buffer: PixelBuffer
-        if let kept = frames[index], kept.address == address, kept.capacity == capacity, kept.stride == stride {
-            buffer = kept.buffer
-        } else {
-            // A buffer not seen yet, or moved: its wrapper is made now, once.
-            buffer = try wrap(UnsafeMutableRawBufferPointer(start: address, count: capacity), stride: stride, configuration: configuration)
-            frames[index] = (buffer, address, capacity, stride)
+        return .handled(delivered: handled.delivered, corrupt: handled.corrupt)
+    }
+
+    /// Where a frame's bytes live.
+    enum Memory: UInt32 {
+        /// Memory of the producer's own (a producer in this process).
+        case process = 0
+        /// A shared-memory descriptor: a memfd, or a V4L2 buffer spa's V4L2 source exported as one.
+        case sharedMemory = 1
+        /// A DMA-BUF, which the shim maps and reads between DMA_BUF_IOCTL_SYNC calls.
+        case dmaBuf = 2
+    }
+
+    /// Where the last frame lived.
+    var memory: Memory? { Memory(rawValue: lastMemory.load(ordering: .relaxed)) }
+
+    func interrupt() {
+        wake.signal()
+    }
+
+    /// Lends one frame to the waiting `nextFrame`'s callback (on PipeWire's data thread, while
+    /// `nextFrame` sleeps in the shim); false stops the delivery, with the error kept for `nextFrame`.
+    private func lend(_ frame: pinhole_pw_frame) -> Bool {
+        guard let receiver, let configuration else { return false }
+        lastMemory.store(frame.memory, ordering: .relaxed)
+        guard !frame.corrupt, let data = frame.data, frame.size > 0 else {
+            handled.corrupt += 1
+            return true
         }
-        if buffer.format == .mjpeg {
-            buffer.payloadSize = Int(frame.size)
-            guard JPEGBytes.looksComplete(buffer.payload) else { return .corrupt }
+        do throws(CaptureError) {
+            let index = Int(frame.buffer_index)
+            guard frames.indices.contains(index) else {
+                throw .streamFailed(device: name, reason: "PipeWire lent buffer \(index), beyond the \(frames.count) Pinhole keeps")
+            }
+            let address = UnsafeMutableRawPointer(data), capacity = Int(frame.capacity), stride = Int(frame.stride)
+            let buffer: PixelBuffer
+            if let kept = frames[index], kept.address == address, kept.capacity == capacity, kept.stride == stride {
+                buffer = kept.buffer
+            } else {
+                // A buffer not seen yet, or moved: its wrapper is made now, once.
+                buffer = try wrap(UnsafeMutableRawBufferPointer(start: address, count: capacity), stride: stride, configuration: configuration)
+                frames[index] = (buffer, address, capacity, stride)
+            }
+            if buffer.format == .mjpeg {
+                buffer.payloadSize = Int(frame.size)
+                guard JPEGBytes.looksComplete(buffer.payload) else {
+                    handled.corrupt += 1
+                    return true
+                }
+            }
+            counter &+= 1
+            let now = SystemClock.monotonicNanoseconds()
+            // The producer's time stamp when it is on the monotonic clock (spa's V4L2 source passes the
+            // driver's); a producer on another clock (GStreamer's running time) gets the arrival time.
+            let stamped = frame.has_header && abs(frame.pts - now) < 10_000_000_000
+            try receiver(RawFrame(buffer: buffer, timestampNanoseconds: stamped ? frame.pts : now,
+                                  sequence: frame.has_header ? UInt32(truncatingIfNeeded: frame.sequence) : counter))
+            handled.delivered += 1
+            return true
+        } catch {
+            failure = error
+            return false
         }
-        counter &+= 1
-        let now = SystemClock.monotonicNanoseconds()
-        // The producer's time stamp when it is on the monotonic clock (spa's V4L2 source passes the
-        // driver's); a producer on another clock (GStreamer's running time) gets the arrival time.
-        let stamped = frame.has_header && abs(frame.pts - now) < 10_000_000_000
-        try body(RawFrame(buffer: buffer, timestampNanoseconds: stamped ? frame.pts : now,
-                          sequence: frame.has_header ? UInt32(truncatingIfNeeded: frame.sequence) : counter))
-        return .delivered
     }
 
     /// A wrapper around a mapped buffer as a frame of `configuration`, its planes one after another

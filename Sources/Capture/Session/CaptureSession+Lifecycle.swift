@@ -120,6 +120,7 @@ extension CaptureSession {
     func stopLocked(emitStopped: Bool) {
         let (thread, wasRunning) = run.withLock { box -> (pthread_t?, Bool) in
             box.state.stopRequested = true
+            box.state.backend?.interrupt()
             let thread = box.state.thread
             box.state.thread = nil
             return (thread, box.state.running)

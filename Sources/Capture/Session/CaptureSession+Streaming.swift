@@ -65,10 +65,16 @@ extension CaptureSession {
                         $0.state.statistics.framesDroppedByDriver += gap
                     }
                 }
-                switch wait {
-                case .delivered: lastFrame = SystemClock.monotonicNanoseconds()
-                case .corrupt: run.withLock { $0.state.statistics.framesCorrupt += 1 }
-                case .timeout:
+                let (delivered, corrupt): (Int, Int) = switch wait {
+                case .delivered: (1, 0)
+                case .corrupt: (0, 1)
+                case .timeout: (0, 0)
+                case .handled(let delivered, let corrupt): (delivered, corrupt)
+                }
+                if corrupt > 0 { run.withLock { $0.state.statistics.framesCorrupt += corrupt } }
+                if delivered > 0 {
+                    lastFrame = SystemClock.monotonicNanoseconds()
+                } else if corrupt == 0 {
                     let silent = Double(SystemClock.monotonicNanoseconds() - lastFrame) / 1e9
                     if silent >= silenceLimit.load(ordering: .relaxed) {
                         return fail(.timeout(device: device.localizedName, seconds: silent))
