@@ -175,6 +175,14 @@ public struct RecordingAccount: CustomStringConvertible {
         return zip(ends, ends.dropFirst()).map { $1 - $0 }
     }
 
+    /// Whether the frames are spread evenly across the file, as a recording that fell behind
+    /// must keep them: no gap (the last frame's until the end included) over three times the
+    /// mean, nor of a second.
+    public var isSpreadEvenly: Bool {
+        let widest = gapsToTheEnd.max() ?? .infinity
+        return times.count >= 2 && widest <= 3 * duration / Double(times.count) && widest < 1
+    }
+
     /// Checks everything above for a recording that should cover `expectedSlots` frame times
     /// (one with a duration limit), give or take `tolerance`.
     public func check(expectedSlots: Int, tolerance: Int, onGrid: Bool = false, joins: Int = 0, sourceLocation: SourceLocation = #_sourceLocation) {

@@ -230,8 +230,10 @@ nonisolated(unsafe) private var anyoneCleanupRegistered = false
 /// machine may need more of, and on an idle machine it returns as soon as the thing happens.
 public let patience: Double = 30
 
-/// Polls `condition` every `interval` until it holds (true) or `seconds` pass (false).
-public func waitUntil(seconds: Double = patience, every interval: Duration = .milliseconds(20), _ condition: () throws -> Bool) async rethrows -> Bool {
+/// Polls `condition` every `interval` until it holds (true) or `seconds` pass (false), on the
+/// caller's actor (a main-actor test may read its model).
+public func waitUntil(seconds: Double = patience, every interval: Duration = .milliseconds(20), isolation: isolated (any Actor)? = #isolation,
+                      _ condition: () throws -> Bool) async rethrows -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + .milliseconds(Int64(seconds * 1000))
     while true {
