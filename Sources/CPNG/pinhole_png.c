@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/// The most memory one ancillary chunk (text, iCCP, eXIf, ...) may take when reading: 8 MiB.
+#define PINHOLE_PNG_CHUNK_MAX (8u << 20)
+
 typedef struct error_context {
     jmp_buf jump;
     char *message;
@@ -114,6 +117,28 @@ static void read_data(png_structp png, png_bytep out, png_size_t length) {
 
 /// Starts reading: checks the signature, sets up error handling, reads IHDR.
 /// Called inside the caller's setjmp scope (it may longjmp).
+/// Checks that every chunk but IDAT fits in the `size` bytes there are: libpng allocates a text
+/// chunk's declared length whole before reading it (1.6.39 bounds only compressed text and IDAT
+/// by png_set_chunk_malloc_max), and a 14-KB file declaring a 1.8-GB tEXt had it allocate that
+/// much (found by scripts/fuzz). IDAT is streamed, so a file cut off in its pixels is libpng's to
+/// judge. Returns -1 with the reason in `error`.
+static int check_chunk_lengths(const uint8_t *data, size_t size, char *error) {
+    size_t offset = 8;
+    while (size - offset >= 8) {
+        uint32_t length = (uint32_t)data[offset] << 24 | (uint32_t)data[offset + 1] << 16 | (uint32_t)data[offset + 2] << 8 | data[offset + 3];
+        const uint8_t *type = data + offset + 4;
+        int is_idat = memcmp(type, "IDAT", 4) == 0;
+        if (!is_idat && (uint64_t)length + 12 > size - offset) {
+            snprintf(error, PINHOLE_PNG_ERROR_SIZE, "the %.4s chunk at byte %zu declares %u bytes, past the end of the %zu-byte file",
+                     (const char *)type, offset, length, size);
+            return -1;
+        }
+        if (memcmp(type, "IEND", 4) == 0 || (uint64_t)length + 12 > size - offset) return 0;
+        offset += (size_t)length + 12;
+    }
+    return 0;
+}
+
 static void read_header(png_structp png, png_infop info, read_source *source) {
     png_set_read_fn(png, source, read_data);
     png_read_info(png, info);
@@ -124,6 +149,7 @@ int pinhole_png_read_info(const uint8_t *data, size_t size, pinhole_png_info *re
         snprintf(error, PINHOLE_PNG_ERROR_SIZE, "not a PNG file (bad signature)");
         return -1;
     }
+    if (check_chunk_lengths(data, size, error) < 0) return -1;
     error_context context;
     context.message = error;
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &context, on_error, on_warning);
@@ -134,8 +160,10 @@ int pinhole_png_read_info(const uint8_t *data, size_t size, pinhole_png_info *re
         if (!info) snprintf(error, PINHOLE_PNG_ERROR_SIZE, "out of memory");
         return -1;
     }
-    // Header only: allow any size here; the caller decides what it accepts.
+    // Header only: allow any size here; the caller decides what it accepts. The chunks before
+    // the pixels are read too, and bounded as when decoding.
     png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
+    png_set_chunk_malloc_max(png, PINHOLE_PNG_CHUNK_MAX);
     read_source source = {data, size, 0};
     read_header(png, info, &source);
     result->width = png_get_image_width(png, info);
@@ -153,6 +181,7 @@ int pinhole_png_decode(const uint8_t *data, size_t size, uint8_t *pixels, size_t
         snprintf(error, PINHOLE_PNG_ERROR_SIZE, "not a PNG file (bad signature)");
         return -1;
     }
+    if (check_chunk_lengths(data, size, error) < 0) return -1;
     if (channels != 1 && channels != 3 && channels != 4) {
         snprintf(error, PINHOLE_PNG_ERROR_SIZE, "unsupported channel count %d", channels);
         return -1;
@@ -169,7 +198,7 @@ int pinhole_png_decode(const uint8_t *data, size_t size, uint8_t *pixels, size_t
     }
     png_set_user_limits(png, max_width, max_height);
     // Bound the memory any single ancillary chunk (iCCP, zTXt, ...) may take.
-    png_set_chunk_malloc_max(png, 8u << 20);
+    png_set_chunk_malloc_max(png, PINHOLE_PNG_CHUNK_MAX);
     read_source source = {data, size, 0};
     read_header(png, info, &source);
 

@@ -183,6 +183,8 @@ public enum HEIFCodec {
         guard kind == heif_filetype_yes_supported || kind == heif_filetype_maybe else {
             throw .corruptData(format: "HEIF", reason: "no HEIF file-type box")
         }
+        // libheif 1.15 follows derived images' references without checking for a loop.
+        try HEIFDerivations.check(data)
         guard let context = libheif.heif_context_alloc() else { throw .corruptData(format: "HEIF", reason: "out of memory") }
         defer { libheif.heif_context_free(context) }
         libheif.heif_context_set_maximum_image_size_limit(context, Int32(DecodingLimits.maximumSide))

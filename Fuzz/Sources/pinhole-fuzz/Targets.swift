@@ -1,0 +1,156 @@
+import Glibc
+@testable import Media
+
+/// One place where Pinhole reads bytes it did not write, and how one input goes through it.
+/// A target crashes (and so reports) only on a crash, a hang, a sanitizer's finding, or a broken
+/// promise checked here (`expect`); errors thrown for bad input are the right answer.
+struct FuzzTarget: Sendable {
+    /// The name scripts/fuzz and PINHOLE_FUZZ_TARGET use (also its corpus folder's).
+    let name: String
+    /// What it reads, for `scripts/fuzz --list`.
+    let summary: String
+    /// Reads one input.
+    let run: @Sendable ([UInt8]) -> Void
+
+    /// Pictures larger than this are refused before decoding: a crafted header may declare any
+    /// size, and decoding a 268-megapixel picture (the library's own limit) takes seconds and a
+    /// gigabyte, which libFuzzer would report as a timeout or out-of-memory for no fault.
+    static let pixelLimit = 4_000_000
+
+    /// Stops the run, saying which promise `input` broke (libFuzzer keeps the input).
+    static func expect(_ condition: Bool, _ promise: @autoclosure () -> String) {
+        guard !condition else { return }
+        say("pinhole-fuzz: broken promise: \(promise())")
+        abort()
+    }
+
+    /// Every target, in `scripts/fuzz`'s order.
+    static let all: [FuzzTarget] = [jpeg, exif, location, png, webp, heif, thumbnail, chunks, movie]
+
+    /// JPEG headers and decoding (photos, MJPEG frames): TurboJPEG behind Pinhole's checks.
+    static let jpeg = FuzzTarget(name: "jpeg", summary: "JPEGDecoder.info and decode (at the smallest scale that fits 64 px), JPEGBytes.looksComplete") { bytes in
+        _ = bytes.withUnsafeBytes { JPEGBytes.looksComplete($0) }
+        let decoder = JPEGDecoder(maximumPixels: pixelLimit)
+        guard let info = try? decoder.info(bytes) else { return }
+        expect(info.width > 0 && info.height > 0, "JPEG info with an empty size: \(info)")
+        let scale = JPEGScale.smallest(forLongestSide: max(info.width, info.height), atLeast: 64)
+        if let picture = try? decoder.decode(bytes, to: .bgra, scale: scale) {
+            expect(picture.width == scale.scaled(info.width) && picture.height == scale.scaled(info.height),
+                   "decoded \(picture.width)×\(picture.height), info said \(info.width)×\(info.height) at 1/\(8 / scale.rawValue)")
+        }
+    }
+
+    /// The EXIF reader on a TIFF block (the payload of APP1, eXIf, an EXIF chunk or item): what it
+    /// reads, written back, reads the same.
+    static let exif = FuzzTarget(name: "exif", summary: "ExifMetadata(exifPayload:) (TIFF layout, IFDs, GPS), and its encoding read back") { bytes in
+        guard let metadata = try? ExifMetadata(exifPayload: bytes) else { return }
+        guard let encoded = try? metadata.encoded() else { return }
+        let again = try? ExifMetadata(exifPayload: encoded)
+        expect(again.map { sameReading($0, metadata) } ?? false, "EXIF written back reads differently: \(metadata) → \(String(describing: again))")
+    }
+
+    /// Whether two readings of EXIF agree: exactly, but for a location's numbers, which EXIF keeps
+    /// as rationals (within a millionth of a degree, about 0.1 m, and a millimetre of altitude).
+    static func sameReading(_ a: ExifMetadata, _ b: ExifMetadata) -> Bool {
+        var a = a, b = b
+        guard let one = a.location, let other = b.location else { return a == b }
+        let close = abs(one.latitude - other.latitude) < 1e-6 && abs(one.longitude - other.longitude) < 1e-6
+            && (one.altitude == nil) == (other.altitude == nil) && abs((one.altitude ?? 0) - (other.altitude ?? 0)) < 1e-3
+            && one.timestamp == other.timestamp
+        a.location = nil
+        b.location = nil
+        return close && a == b
+    }
+
+    /// Location removal from photos (JPEG, PNG, WebP, HEIF), as sharing does: what comes out has
+    /// no location left and is still a picture of the same kind.
+    static let location = FuzzTarget(name: "location", summary: "LocationRemoval.containsLocation and removingLocation (JPEG, PNG, WebP, HEIF)") { bytes in
+        _ = try? LocationRemoval.containsLocation(in: bytes)
+        guard let cleaned = try? LocationRemoval.removingLocation(from: bytes) else { return }
+        let left = Result { () throws(MediaError) in try LocationRemoval.containsLocation(in: cleaned) }
+        if case .success(true) = left { expect(false, "a location is left after removal") }
+        expect(ImageKind(sniffing: cleaned) == ImageKind(sniffing: bytes), "removal changed the kind of file")
+    }
+
+    /// PNG headers and decoding (libpng behind Pinhole's checks).
+    static let png = FuzzTarget(name: "png", summary: "PNGCodec.info and decode") { bytes in
+        guard let info = try? PNGCodec.info(bytes) else { return }
+        if let picture = try? PNGCodec.decode(bytes, to: .bgra, maximumPixels: pixelLimit) {
+            expect(picture.width == info.width && picture.height == info.height, "decoded \(picture.width)×\(picture.height), info said \(info)")
+        }
+    }
+
+    /// WebP headers and decoding (libwebp), full size and scaled.
+    static let webp = FuzzTarget(name: "webp", summary: "WebPCodec.info and decode, full size and fitting 64 px") { bytes in
+        guard let info = try? WebPCodec.info(bytes) else { return }
+        if let picture = try? WebPCodec.decode(bytes, maximumPixels: pixelLimit) {
+            expect(picture.width == info.width && picture.height == info.height, "decoded \(picture.width)×\(picture.height), info said \(info)")
+        }
+        _ = try? WebPCodec.decode(bytes, fittingLongestSide: 64, maximumPixels: pixelLimit)
+    }
+
+    /// HEIF size, EXIF item and decoding (libheif).
+    static let heif = FuzzTarget(name: "heif", summary: "HEIFCodec.size, exifPayload and decode") { bytes in
+        guard (try? HEIFCodec.size(bytes)) != nil else { return }
+        if let payload = try? HEIFCodec.exifPayload(bytes) { _ = try? ExifMetadata(exifPayload: payload) }
+        _ = try? HEIFCodec.decode(bytes, to: .bgra, maximumPixels: pixelLimit)
+    }
+
+    /// What the library does with any picture it is given: sniff, EXIF, a 256-px thumbnail.
+    static let thumbnail = FuzzTarget(name: "thumbnail", summary: "ImageKind sniffing, Thumbnailer.exifMetadata and thumbnail(of:longestSide: 256)") { bytes in
+        guard let kind = ImageKind(sniffing: bytes) else { return }
+        _ = Thumbnailer.exifMetadata(in: bytes, kind: kind)
+        // The thumbnailer decodes within the library's own limit: only pictures this run can
+        // decode quickly go on (the decoders' own targets cover the rest).
+        let size: (width: Int, height: Int)? = switch kind {
+        case .jpeg: (try? JPEGDecoder().info(bytes)).map { ($0.width, $0.height) }
+        case .png: (try? PNGCodec.info(bytes)).map { ($0.width, $0.height) }
+        case .webp: (try? WebPCodec.info(bytes)).map { ($0.width, $0.height) }
+        case .heif: try? HEIFCodec.size(bytes)
+        }
+        guard let size, size.width * size.height <= pixelLimit else { return }
+        if let thumbnail = try? Thumbnailer().thumbnail(of: bytes, longestSide: 256) {
+            expect(max(thumbnail.width, thumbnail.height) <= 256 && thumbnail.width > 0 && thumbnail.height > 0,
+                   "a \(thumbnail.width)×\(thumbnail.height) thumbnail for 256 px")
+        }
+    }
+
+    /// The PNG and RIFF (WebP) chunk walks: every chunk they report lies inside the file.
+    static let chunks = FuzzTarget(name: "chunks", summary: "Chunks.png and Chunks.webp: each chunk reported lies inside the file") { bytes in
+        for walk in [Chunks.png, Chunks.webp] {
+            _ = walk(bytes) { type, range in
+                expect(range.lowerBound >= 0 && range.upperBound <= bytes.count && !range.isEmpty || range.isEmpty,
+                       "chunk \(type) at \(range) in \(bytes.count) bytes")
+                return true
+            }
+        }
+    }
+
+    /// Movies: FFmpeg's probe behind Pinhole's checks, the first frame, and finishing a recording
+    /// that was cut off (which rewrites the file in place).
+    static let movie = FuzzTarget(name: "movie", summary: "MovieFile (probe, first frame) and MovieRecovery.finishIfAbandoned on a file of the input") { bytes in
+        let path = scratchPath()
+        guard write(bytes, to: path) else { return }
+        defer { unlink(path) }
+        if let movie = try? MovieFile(path: path) {
+            _ = try? movie.firstFrame(longestSide: 64)
+        }
+        if let outcome = try? MovieRecovery.finishIfAbandoned(path: path), outcome == .finished {
+            _ = try? MovieFile(path: path)
+        }
+    }
+
+    /// A file of this process's own in TMPDIR for inputs that must be files.
+    static func scratchPath() -> String {
+        let folder = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        return "\(folder)/pinhole-fuzz-\(getpid()).mp4"
+    }
+
+    /// Writes `bytes` to a new file at `path`.
+    static func write(_ bytes: [UInt8], to path: String) -> Bool {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == bytes.count
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+@testable import Media
+import Testing
+import TestSupport
+
+/// What `scripts/fuzz` found, kept: each input under Tests/Fixtures/fuzz/TARGET, refused with a
+/// message a person can read, where it once took gigabytes (scripts/fuzz --replay also runs them,
+/// under a 1-GiB memory cap, in CI).
+@Suite struct FuzzFindingsTests {
+    /// A stored finding's bytes.
+    func finding(_ target: String, _ name: String) throws -> [UInt8] {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/fuzz/\(target)/\(name)").path
+        return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    @Test("a 14-KB PNG whose text chunk declares 1.8 GB (libpng allocated it whole): refused as corrupt, naming the chunk, by info, decode and the thumbnailer")
+    func pngTextChunk() throws {
+        let bytes = try finding("png", "text-chunk-declaring-1.8-GB.png")
+        #expect(bytes.count < 20_000)
+        for read in [{ _ = try PNGCodec.info(bytes) }, { _ = try PNGCodec.decode(bytes) }, { _ = try Thumbnailer().thumbnail(of: bytes, longestSide: 256) }] {
+            #expect {
+                try read()
+            } throws: { error in
+                guard case let .corruptData(format, reason) = error as? MediaError else { return false }
+                return format == "PNG" && reason.contains("tEXt chunk") && reason.contains("past the end")
+            }
+        }
+    }
+
+    @Test("a 1.6-KB HEIF whose grid is derived from itself (libheif 1.15 recursed into it without end): refused as corrupt before libheif decodes")
+    func heifGridLoop() throws {
+        let bytes = try finding("heif", "grid-of-many-tiles.heic")
+        #expect(bytes.count < 2_000)
+        #expect {
+            _ = try HEIFCodec.decode(bytes, preferThumbnailOf: 256)
+        } throws: { error in
+            guard case let .corruptData(format, reason) = error as? MediaError else { return false }
+            return format == "HEIF" && reason.contains("derived from itself")
+        }
+    }
+
+    @Test("HEIF derivations: a grid of coded tiles passes; a loop through two images and nesting past the limit are refused")
+    func heifDerivationGraph() throws {
+        /// A HEIF-shaped file holding only a meta box with `references` (from, [to]) as 'dimg' entries.
+        func file(_ references: [(Int, [Int])]) -> [UInt8] {
+            func box(_ type: String, _ body: [UInt8]) -> [UInt8] {
+                let size = UInt32(8 + body.count)
+                return [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array(type.utf8) + body
+            }
+            func u16(_ value: Int) -> [UInt8] { [UInt8(value >> 8), UInt8(value & 0xFF)] }
+            let dimgs = references.flatMap { from, to in box("dimg", u16(from) + u16(to.count) + to.flatMap(u16)) }
+            return box("ftyp", Array("heic".utf8) + [0, 0, 0, 0]) + box("meta", [0, 0, 0, 0] + box("iref", [0, 0, 0, 0] + dimgs))
+        }
+        try HEIFDerivations.check(file([(1, [2, 3, 4, 5])]))
+        try HEIFDerivations.check(file([(1, [2, 3]), (2, [4]), (3, [4])]))
+        #expect(throws: MediaError.self) { try HEIFDerivations.check(file([(1, [2]), (2, [1])])) }
+        #expect(throws: MediaError.self) { try HEIFDerivations.check(file([(1, [1])])) }
+        let chain = (1...HEIFDerivations.maximumDepth + 1).map { ($0, [$0 + 1]) }
+        #expect(throws: MediaError.self) { try HEIFDerivations.check(file(chain)) }
+        try HEIFDerivations.check(file(Array(chain.prefix(HEIFDerivations.maximumDepth))))
+    }
+}
