@@ -17,7 +17,8 @@ let package = Package(
         // `-sanitize=fuzzer`).
         .target(name: "CFuzzer", path: "Sources/CFuzzer"),
         .executableTarget(name: "pinhole-fuzz", dependencies: [
-            "CFuzzer", .product(name: "Media", package: "Pinhole"),
+            "CFuzzer", .product(name: "Media", package: "Pinhole"), .product(name: "PhotoLibrary", package: "Pinhole"),
+            .product(name: "Capture", package: "Pinhole"),
         ], path: "Sources/pinhole-fuzz"),
     ]
 )

@@ -62,6 +62,12 @@ public enum UserDirectories {
     /// to $HOME means "disabled" in the spec, which falls back too.
     static func directory(_ name: String) -> String? {
         guard let bytes = try? FileBytes.read(path: configHome + "/user-dirs.dirs", limit: 1 << 20) else { return nil }
+        return directory(name, in: bytes, home: home)
+    }
+
+    /// Entry `name` of the user-dirs.dirs text `bytes`, `$HOME` standing for `home`: an absolute
+    /// folder other than `home`, or nil.
+    static func directory(_ name: String, in bytes: [UInt8], home: String) -> String? {
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix(name + "=") {
             var value = String(line.dropFirst(name.count + 1))
             while value.last == " " || value.last == "\t" { value.removeLast() }

@@ -89,13 +89,20 @@ public struct Trash: Sendable {
         return (name, FileIdentity(path: filePath(name)))
     }
 
-    /// Reads the info file of the trashed `name` as the spec defines it: a `[Trash Info]` group
-    /// with `Path` (percent-encoded; absolute, or in a volume's trash relative to its top
-    /// folder) and `DeletionDate` (YYYY-MM-DDThh:mm:ss, local time).
+    /// Reads the info file of the trashed `name` (`Trash.entry(info:topdir:)`).
     func entry(_ name: String) throws(LibraryError) -> Entry {
         let path = infoPath(name)
         let bytes: [UInt8]
         do { bytes = try FileBytes.read(path: path, limit: 1 << 16) } catch { throw LibraryError.reading(path, error) }
+        guard let entry = Trash.entry(info: bytes, topdir: topdir) else { throw .damagedTrashEntry(path: path) }
+        return entry
+    }
+
+    /// An info file's entry as the spec defines it: a `[Trash Info]` group with `Path`
+    /// (percent-encoded; absolute, or in a volume's trash with top folder `topdir`, relative to
+    /// it, never climbing out with `..`) and `DeletionDate` (YYYY-MM-DDThh:mm:ss, local time);
+    /// nil when it names no usable path.
+    static func entry(info bytes: [UInt8], topdir: String?) -> Entry? {
         var group = "", original: String?, date: Double?
         for line in String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isNewline) {
             if line.hasPrefix("[") { group = String(line); continue }
@@ -108,7 +115,7 @@ public struct Trash: Sendable {
             }
         }
         guard let said = original, !said.isEmpty, said.hasPrefix("/") || topdir != nil && !said.split(separator: "/").contains("..") else {
-            throw .damagedTrashEntry(path: path)
+            return nil
         }
         let base = topdir == "/" ? "" : topdir ?? ""
         return Entry(originalPath: said.hasPrefix("/") ? said : base + "/" + said, deletionDate: date ?? 0)

@@ -28,7 +28,7 @@ import TestSupport
         }
     }
 
-    @Test("a 1.6-KB HEIF whose grid is derived from itself (libheif 1.15 recursed into it without end): refused as corrupt before libheif decodes")
+    @Test("a 1.6-KB HEIF whose grid is derived from itself (libheif 1.15 recursed into it without end): refused as corrupt (a grid as its own tile) before libheif decodes")
     func heifGridLoop() throws {
         let bytes = try finding("heif", "grid-of-many-tiles.heic")
         #expect(bytes.count < 2_000)
@@ -36,8 +36,28 @@ import TestSupport
             _ = try HEIFCodec.decode(bytes, preferThumbnailOf: 256)
         } throws: { error in
             guard case let .corruptData(format, reason) = error as? MediaError else { return false }
-            return format == "HEIF" && reason.contains("derived from itself")
+            return format == "HEIF" && reason.contains("grid 2 has grid 2 as a tile")
         }
+    }
+
+    @Test("a 1.7-KB HEIF whose grid declares 20544×65328 pixels though its properties say 64×48 (libheif allocated 2.7 GB for it): refused as too large")
+    func heifHugeGrid() throws {
+        let bytes = try finding("heif", "grid-declaring-1.3-gigapixels.heic")
+        #expect(bytes.count < 2_000)
+        #expect {
+            _ = try HEIFCodec.decode(bytes, preferThumbnailOf: 256)
+        } throws: { error in
+            guard case let .imageTooLarge(width, height, _) = error as? MediaError else { return false }
+            return width == 20544 && height == 65328
+        }
+    }
+
+    @Test("a 1.6-KB HEIF whose 64×48 grid has an overlay as its tile, the overlay's canvas 65 megapixels (libheif allocated 260 MB for it): refused before libheif decodes")
+    func heifGridOfOverlay() throws {
+        let bytes = try finding("heif", "grid-of-an-overlay.heic")
+        #expect(bytes.count < 2_000)
+        #expect(throws: MediaError.self) { _ = try HEIFCodec.decode(bytes) }
+        #expect(throws: MediaError.self) { _ = try Thumbnailer().thumbnail(of: bytes, longestSide: 256) }
     }
 
     @Test("HEIF derivations: a grid of coded tiles passes; a loop through two images and nesting past the limit are refused")
@@ -52,12 +72,12 @@ import TestSupport
             let dimgs = references.flatMap { from, to in box("dimg", u16(from) + u16(to.count) + to.flatMap(u16)) }
             return box("ftyp", Array("heic".utf8) + [0, 0, 0, 0]) + box("meta", [0, 0, 0, 0] + box("iref", [0, 0, 0, 0] + dimgs))
         }
-        try HEIFDerivations.check(file([(1, [2, 3, 4, 5])]))
-        try HEIFDerivations.check(file([(1, [2, 3]), (2, [4]), (3, [4])]))
-        #expect(throws: MediaError.self) { try HEIFDerivations.check(file([(1, [2]), (2, [1])])) }
-        #expect(throws: MediaError.self) { try HEIFDerivations.check(file([(1, [1])])) }
-        let chain = (1...HEIFDerivations.maximumDepth + 1).map { ($0, [$0 + 1]) }
-        #expect(throws: MediaError.self) { try HEIFDerivations.check(file(chain)) }
-        try HEIFDerivations.check(file(Array(chain.prefix(HEIFDerivations.maximumDepth))))
+        try HEIFStructure.check(file([(1, [2, 3, 4, 5])]))
+        try HEIFStructure.check(file([(1, [2, 3]), (2, [4]), (3, [4])]))
+        #expect(throws: MediaError.self) { try HEIFStructure.check(file([(1, [2]), (2, [1])])) }
+        #expect(throws: MediaError.self) { try HEIFStructure.check(file([(1, [1])])) }
+        let chain = (1...HEIFStructure.maximumDepth + 1).map { ($0, [$0 + 1]) }
+        #expect(throws: MediaError.self) { try HEIFStructure.check(file(chain)) }
+        try HEIFStructure.check(file(Array(chain.prefix(HEIFStructure.maximumDepth))))
     }
 }

@@ -1,5 +1,7 @@
+@testable import Capture
 import Glibc
 @testable import Media
+@testable import PhotoLibrary
 
 /// One place where Pinhole reads bytes it did not write, and how one input goes through it.
 /// A target crashes (and so reports) only on a crash, a hang, a sanitizer's finding, or a broken
@@ -25,7 +27,7 @@ struct FuzzTarget: Sendable {
     }
 
     /// Every target, in `scripts/fuzz`'s order.
-    static let all: [FuzzTarget] = [jpeg, exif, location, png, webp, heif, thumbnail, chunks, movie]
+    static let all: [FuzzTarget] = [jpeg, exif, location, png, webp, heif, thumbnail, chunks, movie, trashinfo, userdirs, positions]
 
     /// JPEG headers and decoding (photos, MJPEG frames): TurboJPEG behind Pinhole's checks.
     static let jpeg = FuzzTarget(name: "jpeg", summary: "JPEGDecoder.info and decode (at the smallest scale that fits 64 px), JPEGBytes.looksComplete") { bytes in
@@ -138,6 +140,37 @@ struct FuzzTarget: Sendable {
         if let outcome = try? MovieRecovery.finishIfAbandoned(path: path), outcome == .finished {
             _ = try? MovieFile(path: path)
         }
+    }
+
+    /// The freedesktop Trash's info files (another program's, on any volume): what comes back
+    /// names an absolute path, and a volume's relative one never climbs out of the volume.
+    static let trashinfo = FuzzTarget(name: "trashinfo", summary: "Trash.entry(info:topdir:): the .trashinfo reader, for the home trash and a volume's") { bytes in
+        _ = Trash.entry(info: bytes, topdir: nil).map { entry in
+            expect(entry.originalPath.hasPrefix("/"), "home trash entry \(entry.originalPath) is not absolute")
+        }
+        _ = Trash.entry(info: bytes, topdir: "/media/usb").map { entry in
+            expect(entry.originalPath.hasPrefix("/"), "volume trash entry \(entry.originalPath) is not absolute")
+            if entry.originalPath.hasPrefix("/media/usb/") {
+                let inside = entry.originalPath.dropFirst("/media/usb/".count)
+                let said = Trash.entry(info: bytes, topdir: nil)
+                expect(said != nil || !inside.split(separator: "/").contains(".."), "volume trash entry \(entry.originalPath) climbs out")
+            }
+        }
+    }
+
+    /// `user-dirs.dirs` (the user's, written by xdg-user-dirs or by hand): the folders found are
+    /// absolute and never the home folder itself.
+    static let userdirs = FuzzTarget(name: "userdirs", summary: "UserDirectories.directory(_:in:home:): user-dirs.dirs entries") { bytes in
+        for name in ["XDG_PICTURES_DIR", "XDG_VIDEOS_DIR"] {
+            if let folder = UserDirectories.directory(name, in: bytes, home: "/home/user") {
+                expect(folder.hasPrefix("/") && folder != "/home/user" && folder != "/home/user/", "\(name) gave \(folder)")
+            }
+        }
+    }
+
+    /// The camera-positions overrides file (the user's, edited by hand).
+    static let positions = FuzzTarget(name: "positions", summary: "PositionOverrides.position(for:in:): camera-positions lines") { bytes in
+        for id in ["usb-0000:00:14.0-1", "", "#", "="] { _ = PositionOverrides.position(for: id, in: bytes) }
     }
 
     /// A file of this process's own in TMPDIR for inputs that must be files.

@@ -15,6 +15,11 @@ enum PositionOverrides {
     /// The position set for camera `id`, if any.
     static func position(for id: String) -> CaptureDevice.Position? {
         guard let bytes = try? FileBytes.read(path: path, limit: 1 << 20) else { return nil }
+        return position(for: id, in: bytes)
+    }
+
+    /// The position the overrides text `bytes` sets for camera `id`, if any.
+    static func position(for id: String, in bytes: [UInt8]) -> CaptureDevice.Position? {
         for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
             let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let parts = content.split(separator: "=", maxSplits: 1).map { $0.trimmedWhitespace() }

@@ -118,7 +118,7 @@ public enum HEIFCodec {
     public static func decode(_ data: [UInt8], to format: PixelFormat = .bgra, maximumPixels: Int = DecodingLimits.maximumPixels,
                               preferThumbnailOf longestSide: Int? = nil) throws(MediaError) -> PixelBuffer {
         guard format == .bgra || format == .rgba else { throw .unsupported("decoding HEIF to \(format); decode to BGRA and convert") }
-        return try withPrimaryImage(data) { primary throws(MediaError) in
+        return try withPrimaryImage(data, maximumPixels: maximumPixels) { primary throws(MediaError) in
             let width = Int(libheif.heif_image_handle_get_width(primary)), height = Int(libheif.heif_image_handle_get_height(primary))
             try DecodingLimits.check(width: width, height: height, maximumPixels: maximumPixels)
             var chosen = primary
@@ -175,16 +175,18 @@ public enum HEIFCodec {
         }
     }
 
-    /// Opens `data` and lends its primary image handle to `body`.
-    private static func withPrimaryImage<R>(_ data: [UInt8], _ body: (OpaquePointer) throws(MediaError) -> R) throws(MediaError) -> R {
+    /// Opens `data` and lends its primary image handle to `body` (after `HEIFStructure`'s checks,
+    /// grids held to `maximumPixels`).
+    private static func withPrimaryImage<R>(_ data: [UInt8], maximumPixels: Int = DecodingLimits.maximumPixels,
+                                            _ body: (OpaquePointer) throws(MediaError) -> R) throws(MediaError) -> R {
         guard data.count >= 12 else { throw .corruptData(format: "HEIF", reason: "only \(data.count) bytes") }
         try HEIFLibrary.require()
         let kind = data.withUnsafeBufferPointer { libheif.heif_check_filetype($0.baseAddress, Int32(min($0.count, 64))) }
         guard kind == heif_filetype_yes_supported || kind == heif_filetype_maybe else {
             throw .corruptData(format: "HEIF", reason: "no HEIF file-type box")
         }
-        // libheif 1.15 follows derived images' references without checking for a loop.
-        try HEIFDerivations.check(data)
+        // What libheif 1.15 does not check: loops among derived images, grid sizes, data past the end.
+        try HEIFStructure.check(data, maximumPixels: maximumPixels)
         guard let context = libheif.heif_context_alloc() else { throw .corruptData(format: "HEIF", reason: "out of memory") }
         defer { libheif.heif_context_free(context) }
         libheif.heif_context_set_maximum_image_size_limit(context, Int32(DecodingLimits.maximumSide))

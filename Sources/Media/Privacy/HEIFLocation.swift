@@ -22,10 +22,11 @@ enum HEIFLocation {
         guard !items.isEmpty else { return [] }
         guard let iloc = ISOBox.first("iloc", in: boxes) else { throw corrupt("metadata items but no item locations (iloc)") }
         let idat = ISOBox.first("idat", in: boxes)?.payload
-        let locations = try extents(iloc, in: file, idat: idat, fileSize: heif.count)
+        let locations = try HEIFItems.extents(iloc, in: file, idat: idat, fileSize: heif.count)
         var edits: [LocationEdit] = []
         for (id, content) in items.sorted(by: { $0.key < $1.key }) {
-            guard let ranges = locations[id] else { continue }  // stored in another file
+            if locations.builtFromOthers.contains(id) { throw .unsupported("removing the location from HEIF item \(id), built from other items") }
+            guard let ranges = locations.ranges[id] else { continue }  // stored in another file
             var data: [UInt8] = []
             for range in ranges { data += heif[range] }
             let clean: [UInt8]?
@@ -55,84 +56,17 @@ enum HEIFLocation {
 
     /// The metadata items listed by `iinf`, by item ID.
     private static func metadataItems(_ iinf: ISOBox, in file: ArraySlice<UInt8>) throws(MediaError) -> [Int: Content] {
-        guard let version = UntrustedBytes.bigEndian(file, at: iinf.payload.lowerBound, count: 1) else { throw corrupt("the iinf box is empty") }
-        let entries = iinf.payload.lowerBound + 4 + (version == 0 ? 2 : 4)
-        guard entries <= iinf.payload.upperBound else { throw corrupt("the iinf box is too short") }
         var items: [Int: Content] = [:]
-        for infe in try ISOBox.children(in: file, range: entries..<iinf.payload.upperBound, format: "HEIF") where infe.name == "infe" {
-            let body = file[infe.payload]
-            guard let entryVersion = UntrustedBytes.bigEndian(body, at: body.startIndex, count: 1) else { throw corrupt("an infe box is empty") }
-            var position = body.startIndex + 4
-            let idSize = entryVersion == 3 ? 4 : 2
-            guard let id = UntrustedBytes.bigEndian(body, at: position, count: idSize) else { throw corrupt("an infe box is too short") }
-            position += idSize + 2  // item_protection_index
-            var type = "mime"
-            if entryVersion >= 2 {
-                guard position + 4 <= body.endIndex else { throw corrupt("item \(id)'s infe box is too short") }
-                type = String(decoding: body[position..<(position + 4)], as: UTF8.self)
-                position += 4
-            }
-            let strings = body[min(position, body.endIndex)...].split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-            if type == "Exif" {
+        for (id, info) in try HEIFItems.infos(iinf, in: file) {
+            if info.type == "Exif" {
                 items[id] = .exif
-            } else if type == "mime" {
-                // Versions 2 and 3: name, content type, encoding; 0 and 1: the same three.
-                let contentType = strings.count > 1 ? strings[1] : ""
-                let encoding = strings.count > 2 ? strings[2] : ""
-                guard contentType.lowercased().hasPrefix("application/rdf+xml") else { continue }
-                guard encoding.isEmpty else { throw .unsupported("removing the location from an XMP item stored with \(encoding) encoding") }
+            } else if info.type == "mime" {
+                guard info.contentType.lowercased().hasPrefix("application/rdf+xml") else { continue }
+                guard info.encoding.isEmpty else { throw .unsupported("removing the location from an XMP item stored with \(info.encoding) encoding") }
                 items[id] = .xmp
             }
         }
         return items
-    }
-
-    /// Where each item's bytes are in the file, extent by extent, from `iloc`.
-    private static func extents(_ iloc: ISOBox, in file: ArraySlice<UInt8>, idat: Range<Int>?, fileSize: Int) throws(MediaError) -> [Int: [Range<Int>]] {
-        let body = file[iloc.payload]
-        guard let version = UntrustedBytes.bigEndian(body, at: body.startIndex, count: 1), version <= 2,
-              let sizes = UntrustedBytes.bigEndian(body, at: body.startIndex + 4, count: 2) else { throw corrupt("the iloc box is too short or of an unknown version") }
-        let offsetSize = sizes >> 12, lengthSize = sizes >> 8 & 0xF, baseSize = sizes >> 4 & 0xF
-        let indexSize = version >= 1 ? sizes & 0xF : 0
-        guard [0, 4, 8].contains(offsetSize), [0, 4, 8].contains(lengthSize), [0, 4, 8].contains(baseSize), [0, 4, 8].contains(indexSize) else {
-            throw corrupt("the iloc box's field sizes are not 0, 4 or 8")
-        }
-        var position = body.startIndex + 6
-        /// Reads the next `count`-byte field.
-        func field(_ count: Int) throws(MediaError) -> Int {
-            guard let value = UntrustedBytes.bigEndian(body, at: position, count: count) else { throw corrupt("the iloc box ends inside an item") }
-            position += count
-            return value
-        }
-        let itemCount = try field(version < 2 ? 2 : 4)
-        var result: [Int: [Range<Int>]] = [:]
-        for _ in 0..<min(itemCount, body.count) {
-            let id = try field(version < 2 ? 2 : 4)
-            let method = version >= 1 ? try field(2) & 0xF : 0
-            let reference = try field(2)
-            let base = try field(baseSize)
-            let extentCount = try field(2)
-            var ranges: [Range<Int>] = []
-            for _ in 0..<extentCount {
-                if indexSize > 0 { _ = try field(indexSize) }
-                let offset = try field(offsetSize), length = try field(lengthSize)
-                guard reference == 0 else { continue }
-                let (origin, limit): (Int, Int)
-                switch method {
-                case 0: (origin, limit) = (0, fileSize)
-                case 1:
-                    guard let idat else { throw corrupt("item \(id) is stored in an idat box the file does not have") }
-                    (origin, limit) = (idat.lowerBound, idat.upperBound)
-                default: throw .unsupported("removing the location from HEIF item \(id), built from other items")
-                }
-                guard let start = checkedSum(origin, base, offset), start <= limit else { throw corrupt("item \(id) starts past the end of its data") }
-                let end = length == 0 ? limit : checkedSum(start, length)
-                guard let end, end <= limit else { throw corrupt("item \(id) runs past the end of its data") }
-                ranges.append(start..<end)
-            }
-            if reference == 0 { result[id] = ranges }
-        }
-        return result
     }
 
     /// The error for a damaged HEIF structure.

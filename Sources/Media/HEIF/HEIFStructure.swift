@@ -1,10 +1,14 @@
-/// The derived-image references of a HEIF file ('dimg' entries of its 'iref' box: a grid's
-/// tiles, an overlay's layers), read without libheif. libheif 1.15 follows them recursively
-/// when it decodes and never checks for a loop: a 1.6-KB file whose grid names itself as its
-/// own tile took 9 s, tens of thousands of threads and 2 GB, or overflowed the stack with
-/// decoding on one thread (found by scripts/fuzz). A camera's HEIF has one level (a grid of
-/// coded tiles); refusing loops and deep nesting loses no real photo.
-enum HEIFDerivations {
+/// What Pinhole checks of a HEIF file's structure before libheif 1.15 reads it, where libheif
+/// does not check: the derived-image references of its items ('dimg' entries of the 'iref'
+/// box: a grid's tiles, an overlay's layers), which libheif follows recursively without looking
+/// for a loop (a 1.6-KB file whose grid names itself as its own tile took 9 s, tens of
+/// thousands of threads and 2 GB, or overflowed the stack with decoding on one thread); and
+/// the picture size a grid item declares, which libheif allocates without comparing it to the
+/// size the item's properties give (a 1.7-KB file declared a 1.3-gigapixel grid: 2.7 GB); and
+/// where the items' data lie (`iloc`). Found by scripts/fuzz. A camera's HEIF has one level (a
+/// grid of coded tiles), a grid its own size, and data inside the file: refusing loops, deep
+/// nesting, oversized grids and data past the end loses no real photo.
+enum HEIFStructure {
     /// The most derived images stacked on one another (a grid of grids of tiles is 2).
     static let maximumDepth = 4
 
@@ -29,12 +33,46 @@ enum HEIFDerivations {
         return size
     }
 
-    /// Throws `.corruptData` when the file's derivations loop, or nest deeper than `maximumDepth`.
-    /// A file without a `meta` box or without references passes (libheif judges the rest).
-    static func check(_ data: [UInt8]) throws(MediaError) {
+    /// Throws `.corruptData` when an item's data lie past the end of the file (or of its `idat`),
+    /// the file's derivations loop or nest deeper than `maximumDepth`, or a grid declares a
+    /// picture over `maximumPixels` (`DecodingLimits`). A file without a `meta` box passes
+    /// (libheif judges the rest).
+    static func check(_ data: [UInt8], maximumPixels: Int = DecodingLimits.maximumPixels) throws(MediaError) {
         let file = data[...]
         guard let meta = metaBox(file), meta.payload.count >= 4 else { return }
         let boxes = try ISOBox.children(in: file, range: (meta.payload.lowerBound + 4)..<meta.payload.upperBound, format: "HEIF")
+        var types: [Int: String] = [:]
+        if let iinf = ISOBox.first("iinf", in: boxes) { types = try HEIFItems.infos(iinf, in: file).mapValues(\.type) }
+        if let iloc = ISOBox.first("iloc", in: boxes) {
+            let locations = try HEIFItems.extents(iloc, in: file, idat: ISOBox.first("idat", in: boxes)?.payload, fileSize: data.count)
+            for (id, type) in types where type == "grid" || type == "iovl" {
+                guard let ranges = locations.ranges[id] else { continue }
+                try checkCanvas(id, type: type, ranges.flatMap { data[$0] }, maximumPixels: maximumPixels)
+            }
+        }
+        try checkDerivations(boxes, in: file, types: types)
+    }
+
+    /// Checks the picture size a grid or overlay item declares (its own, which libheif 1.15
+    /// allocates without comparing it to the item's `ispe` size: a 1.7-KB file declared a
+    /// 20544×65328 grid).
+    static func checkCanvas(_ id: Int, type: String, _ payload: [UInt8], maximumPixels: Int) throws(MediaError) {
+        // grid: version, flags (bit 0: 32-bit sizes), rows − 1, columns − 1, width, height;
+        // iovl: version, flags, four 16-bit fill colour channels, width, height, layer offsets.
+        let width = payload.count > 1 && payload[1] & 1 == 1 ? 4 : 2
+        let start = type == "grid" ? 4 : 10
+        let bytes = payload[...]
+        guard let columns = UntrustedBytes.bigEndian(bytes, at: start, count: width),
+              let rows = UntrustedBytes.bigEndian(bytes, at: start + width, count: width) else {
+            throw .corruptData(format: "HEIF", reason: "\(type) item \(id) is \(payload.count) bytes, too short for its size")
+        }
+        try DecodingLimits.check(width: columns, height: rows, maximumPixels: maximumPixels)
+    }
+
+    /// Checks that the 'dimg' references among `boxes` (the `meta` box's) neither loop nor nest
+    /// deeper than `maximumDepth`, and that a grid's tiles (`types` by item) are no canvases of
+    /// their own (a grid or an overlay as a tile: each tile would allocate its whole canvas).
+    static func checkDerivations(_ boxes: [ISOBox], in file: ArraySlice<UInt8>, types: [Int: String] = [:]) throws(MediaError) {
         guard let iref = ISOBox.first("iref", in: boxes), iref.payload.count >= 4 else { return }
         // A full box: version 0 numbers items with 16 bits, version 1 with 32.
         let width = file[iref.payload.lowerBound] == 0 ? 2 : 4
@@ -53,6 +91,9 @@ enum HEIFDerivations {
                     throw .corruptData(format: "HEIF", reason: "a derived image's reference at byte \(reference.start) names more images than it holds")
                 }
                 inputs.append(input)
+            }
+            if types[from] == "grid", let canvas = inputs.first(where: { types[$0] == "grid" || types[$0] == "iovl" }) {
+                throw .corruptData(format: "HEIF", reason: "grid \(from) has \(types[canvas] ?? "") \(canvas) as a tile")
             }
             derivedFrom[from, default: []] += inputs
         }
