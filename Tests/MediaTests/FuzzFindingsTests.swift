@@ -80,4 +80,17 @@ import TestSupport
         #expect(throws: MediaError.self) { try HEIFStructure.check(file(chain)) }
         try HEIFStructure.check(file(Array(chain.prefix(HEIFStructure.maximumDepth))))
     }
+
+    @Test("a 4.2-KB MP4 whose 40-byte trun declares 83,886,080 samples (FFmpeg allocated 2.1 GB opening it): refused as corrupt, naming the box, before FFmpeg opens it")
+    func movieHugeTrun() throws {
+        let folder = try TemporaryDirectory()
+        let path = folder.path("cut.mp4")
+        try Data(try finding("movie", "trun-declaring-83-million-samples.mp4")).write(to: URL(fileURLWithPath: path))
+        #expect {
+            _ = try MovieFile(path: path)
+        } throws: { error in
+            guard case let .corruptData(format, reason) = error as? MediaError else { return false }
+            return format == "movie" && reason.contains("trun box") && reason.contains("83886080")
+        }
+    }
 }

@@ -52,6 +52,7 @@ enum MovieRemuxer {
         var input: UnsafeMutablePointer<AVFormatContext>?
         let file = try RegularFile(path: source)  // a regular file only, opened without blocking
         defer { withExtendedLifetime(file) {} }
+        try MovieTables.checkIfISO(file)  // what FFmpeg 5.1 does not check
         guard ffmpeg.avformat_open_input(&input, file.descriptorPath, nil, nil) >= 0, let reader = input else {
             throw .corruptData(format: "movie", reason: "\(source) cannot be read back")
         }

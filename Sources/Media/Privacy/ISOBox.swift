@@ -48,6 +48,28 @@ struct ISOBox: Sendable, Equatable {
         return boxes
     }
 
+    /// The boxes in `range` of `bytes` up to the first that does not fit (none thrown): for
+    /// checks made before a library that reads what it can of a damaged file.
+    static func leadingChildren(in bytes: ArraySlice<UInt8>, range: Range<Int>) -> [ISOBox] {
+        guard range.lowerBound >= bytes.startIndex, range.upperBound <= bytes.endIndex else { return [] }
+        var boxes: [ISOBox] = []
+        var position = range.lowerBound
+        while range.upperBound - position >= 8, var size = UntrustedBytes.bigEndian(bytes, at: position, count: 4) {
+            var header = 8
+            if size == 1 {
+                guard range.upperBound - position >= 16, let large = UntrustedBytes.bigEndian(bytes, at: position + 8, count: 8) else { break }
+                size = large
+                header = 16
+            } else if size == 0 {
+                size = range.upperBound - position
+            }
+            guard size >= header, size <= range.upperBound - position else { break }
+            boxes.append(ISOBox(type: Array(bytes[(position + 4)..<(position + 8)]), start: position, payload: (position + header)..<(position + size)))
+            position += size
+        }
+        return boxes
+    }
+
     /// The first child of type `type`.
     static func first(_ type: String, in boxes: [ISOBox]) -> ISOBox? {
         boxes.first { $0.type == Array(type.utf8) }
