@@ -115,8 +115,6 @@ static void read_data(png_structp png, png_bytep out, png_size_t length) {
     source->offset += length;
 }
 
-/// Starts reading: checks the signature, sets up error handling, reads IHDR.
-/// Called inside the caller's setjmp scope (it may longjmp).
 /// Checks that every chunk but IDAT fits in the `size` bytes there are: libpng allocates a text
 /// chunk's declared length whole before reading it (1.6.39 bounds only compressed text and IDAT
 /// by png_set_chunk_malloc_max), and a 14-KB file declaring a 1.8-GB tEXt had it allocate that
@@ -139,6 +137,8 @@ static int check_chunk_lengths(const uint8_t *data, size_t size, char *error) {
     return 0;
 }
 
+/// Starts reading: checks the signature, sets up error handling, reads IHDR.
+/// Called inside the caller's setjmp scope (it may longjmp).
 static void read_header(png_structp png, png_infop info, read_source *source) {
     png_set_read_fn(png, source, read_data);
     png_read_info(png, info);

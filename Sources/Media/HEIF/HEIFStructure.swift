@@ -12,25 +12,10 @@ enum HEIFStructure {
     /// The most derived images stacked on one another (a grid of grids of tiles is 2).
     static let maximumDepth = 4
 
-    /// The top-level `meta` box, walking boxes until it or one that does not fit (libheif reads
-    /// a file whose later boxes are damaged, so this must find what it finds).
+    /// The top-level `meta` box among the boxes up to the first that does not fit (libheif reads a
+    /// file whose later boxes are damaged, so this must find what it finds).
     static func metaBox(_ file: ArraySlice<UInt8>) -> ISOBox? {
-        var position = file.startIndex
-        while file.endIndex - position >= 8 {
-            guard let boxes = try? ISOBox.children(in: file, range: position..<min(file.endIndex, position + headerRoom(file, at: position)), format: "HEIF"),
-                  let box = boxes.first else { return nil }
-            if box.name == "meta" { return box }
-            position = box.range.upperBound
-        }
-        return nil
-    }
-
-    /// The bytes the box at `position` declares (its 32- or 64-bit size; 0: to the end), or 0 when unreadable.
-    private static func headerRoom(_ file: ArraySlice<UInt8>, at position: Int) -> Int {
-        guard let size = UntrustedBytes.bigEndian(file, at: position, count: 4) else { return 0 }
-        if size == 0 { return file.endIndex - position }
-        if size == 1 { return UntrustedBytes.bigEndian(file, at: position + 8, count: 8) ?? 0 }
-        return size
+        ISOBox.leadingChildren(in: file, range: file.indices).first { $0.name == "meta" }
     }
 
     /// Throws `.corruptData` when an item's data lie past the end of the file (or of its `idat`),
@@ -64,7 +49,7 @@ enum HEIFStructure {
         let bytes = payload[...]
         guard let columns = UntrustedBytes.bigEndian(bytes, at: start, count: width),
               let rows = UntrustedBytes.bigEndian(bytes, at: start + width, count: width) else {
-            throw .corruptData(format: "HEIF", reason: "\(type) item \(id) is \(payload.count) bytes, too short for its size")
+            throw HEIFItems.corrupt("\(type) item \(id) is \(payload.count) bytes, too short for its size")
         }
         try DecodingLimits.check(width: columns, height: rows, maximumPixels: maximumPixels)
     }
@@ -82,18 +67,18 @@ enum HEIFStructure {
             let body = reference.payload
             guard let from = UntrustedBytes.bigEndian(file, at: body.lowerBound, count: width),
                   let count = UntrustedBytes.bigEndian(file, at: body.lowerBound + width, count: 2) else {
-                throw .corruptData(format: "HEIF", reason: "a derived image's reference at byte \(reference.start) is cut short")
+                throw HEIFItems.corrupt("a derived image's reference at byte \(reference.start) is cut short")
             }
             var inputs: [Int] = []
             for index in 0..<count {
                 let offset = body.lowerBound + width + 2 + index * width
                 guard offset + width <= body.upperBound, let input = UntrustedBytes.bigEndian(file, at: offset, count: width) else {
-                    throw .corruptData(format: "HEIF", reason: "a derived image's reference at byte \(reference.start) names more images than it holds")
+                    throw HEIFItems.corrupt("a derived image's reference at byte \(reference.start) names more images than it holds")
                 }
                 inputs.append(input)
             }
             if types[from] == "grid", let canvas = inputs.first(where: { types[$0] == "grid" || types[$0] == "iovl" }) {
-                throw .corruptData(format: "HEIF", reason: "grid \(from) has \(types[canvas] ?? "") \(canvas) as a tile")
+                throw HEIFItems.corrupt("grid \(from) has \(types[canvas] ?? "") \(canvas) as a tile")
             }
             derivedFrom[from, default: []] += inputs
         }
@@ -109,7 +94,7 @@ enum HEIFStructure {
                 guard next < inputs.count else {
                     let below = inputs.compactMap { level[$0] }.max() ?? 0
                     guard below < maximumDepth else {
-                        throw .corruptData(format: "HEIF", reason: "derived images are nested more than \(maximumDepth) deep")
+                        throw HEIFItems.corrupt("derived images are nested more than \(maximumDepth) deep")
                     }
                     level[item] = below + 1
                     path.removeLast()
@@ -120,10 +105,10 @@ enum HEIFStructure {
                 let input = inputs[next]
                 guard derivedFrom[input] != nil, level[input] == nil else { continue }
                 guard !onPath.contains(input) else {
-                    throw .corruptData(format: "HEIF", reason: "image \(input) is derived from itself (through \(path.map { String($0.item) }.joined(separator: " → ")))")
+                    throw HEIFItems.corrupt("image \(input) is derived from itself (through \(path.map { String($0.item) }.joined(separator: " → ")))")
                 }
                 guard path.count < maximumDepth else {
-                    throw .corruptData(format: "HEIF", reason: "derived images are nested more than \(maximumDepth) deep")
+                    throw HEIFItems.corrupt("derived images are nested more than \(maximumDepth) deep")
                 }
                 path.append((input, 0))
                 onPath.insert(input)

@@ -55,7 +55,7 @@ public final class MovieFile {
             throw .corruptData(format: "movie", reason: "it is not an MP4, MOV, WebM or MKV file")
         }
         // What FFmpeg 5.1 does not check: sample tables declaring more entries than they hold.
-        try MovieTables.checkIfISO(file)
+        try MovieTables.checkIfISO(file, kind: kind)
         var opened: UnsafeMutablePointer<AVFormatContext>?
         let status = ffmpeg.avformat_open_input(&opened, file.descriptorPath, nil, nil)
         guard status >= 0, let context = opened else { throw .corruptData(format: "movie", reason: MovieFile.message(status)) }

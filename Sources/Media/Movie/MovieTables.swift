@@ -9,10 +9,12 @@ enum MovieTables {
     /// The most boxes looked at along the file's top level, so a damaged file cannot keep this busy.
     static let mostBoxes = 1_000_000
 
-    /// `check` for an MP4 or MOV file (by its first bytes); other files pass. Call it before
-    /// every `avformat_open_input` of a file Pinhole did not just write.
-    static func checkIfISO(_ file: RegularFile) throws(MediaError) {
-        let kind = MovieKind(sniffing: try file.read(upTo: 64))
+    /// `check` for an MP4 or MOV file (`kind`, when the caller sniffed it already, else by the
+    /// file's first bytes); other files pass. Call it before every `avformat_open_input` of a
+    /// file Pinhole did not just write.
+    static func checkIfISO(_ file: RegularFile, kind known: MovieKind? = nil) throws(MediaError) {
+        var kind = known
+        if kind == nil { kind = MovieKind(sniffing: try file.read(upTo: 64)) }
         if kind == .mp4 || kind == .mov { try check(file) }
     }
 

@@ -20,7 +20,7 @@ enum HEIFLocation {
         guard let iinf = ISOBox.first("iinf", in: boxes) else { return [] }
         let items = try metadataItems(iinf, in: file)
         guard !items.isEmpty else { return [] }
-        guard let iloc = ISOBox.first("iloc", in: boxes) else { throw corrupt("metadata items but no item locations (iloc)") }
+        guard let iloc = ISOBox.first("iloc", in: boxes) else { throw HEIFItems.corrupt("metadata items but no item locations (iloc)") }
         let idat = ISOBox.first("idat", in: boxes)?.payload
         let locations = try HEIFItems.extents(iloc, in: file, idat: idat, fileSize: heif.count)
         var edits: [LocationEdit] = []
@@ -35,7 +35,7 @@ enum HEIFLocation {
                 clean = XMPLocation.removingLocation(from: data)
             case .exif:
                 guard let offset = UntrustedBytes.bigEndian(data[...], at: 0, count: 4), let start = checkedSum(offset, 4), start < data.count else {
-                    throw corrupt("Exif item \(id)'s offset to its TIFF header points past its end")
+                    throw HEIFItems.corrupt("Exif item \(id)'s offset to its TIFF header points past its end")
                 }
                 let block = Array(data[start...])
                 clean = try ExifPayload.containsLocation(block) ? Array(data[..<start]) + (try ExifPayload.removingLocation(from: block)) : nil
@@ -49,7 +49,7 @@ enum HEIFLocation {
         }
         let sorted = edits.map(\.range).sorted { $0.lowerBound < $1.lowerBound }
         for (a, b) in zip(sorted, sorted.dropFirst()) where a.overlaps(b) {
-            throw corrupt("two metadata items share bytes")
+            throw HEIFItems.corrupt("two metadata items share bytes")
         }
         return edits
     }
@@ -67,10 +67,5 @@ enum HEIFLocation {
             }
         }
         return items
-    }
-
-    /// The error for a damaged HEIF structure.
-    private static func corrupt(_ reason: String) -> MediaError {
-        .corruptData(format: "HEIF", reason: reason)
     }
 }
