@@ -253,6 +253,16 @@ struct EXIFMetadataTests {
 /// `JPEGExif` on real JPEG files, checked against exiftool in both directions.
 @Suite("EXIF in JPEG files, checked with exiftool")
 struct EXIFJPEGTests {
+    @Test("exiftool's JSON reads when it prints a Matroska UID such as 74e365 as a bare number (too large for a Double)")
+    func hugeNumbersInExiftoolJSON() throws {
+        let printed = Data(#"[{"SourceFile": "a.mkv", "Matroska:TagTrackUID": 74e365, "Matroska:Duration": 1.5e2, "List": [3e999, 1]}]"#.utf8)
+        #expect(throws: (any Error).self) { try JSONSerialization.jsonObject(with: printed) }
+        let read = try #require(try JSONSerialization.jsonObject(with: ExifTool.quotingHugeNumbers(printed)) as? [[String: Any]])
+        #expect(read[0]["Matroska:TagTrackUID"] as? String == "74e365")
+        #expect(read[0]["Matroska:Duration"] as? Double == 150)
+        #expect((read[0]["List"] as? [Any])?.first as? String == "3e999")
+    }
+
     @Test("exiftool reads every field Pinhole writes, and the pixels are not touched")
     func exiftoolReadsOurTags() throws {
         let exiftool = try ExifTool.locate()

@@ -60,6 +60,27 @@ import TestSupport
         #expect(throws: MediaError.self) { _ = try Thumbnailer().thumbnail(of: bytes, longestSide: 256) }
     }
 
+    @Test("a 1.6-KB HEIF whose grid declares 16384×12288 (within the pixel limit) while its ispe, the size readers see, says 64×48 (a thumbnail of it took 1.6 GB and 3.7 s): refused, naming both sizes")
+    func heifGridLargerThanItsIspe() throws {
+        let bytes = try finding("thumbnail", "grid-canvas-201-megapixels-ispe-64x48.heic")
+        #expect(bytes.count < 2_000)
+        for read in [{ _ = try HEIFCodec.decode(bytes) }, { _ = try Thumbnailer().thumbnail(of: bytes, longestSide: 256) }] {
+            #expect {
+                try read()
+            } throws: { error in
+                guard case let .corruptData(format, reason) = error as? MediaError else { return false }
+                return format == "HEIF" && reason.contains("16384×12288") && reason.contains("ispe says 64×48")
+            }
+        }
+        // heif-enc's own file, whose primary image is a 64×48 grid with a 64×48 ispe, decodes.
+        let seed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fuzz/Seeds/heif/photo.heic")
+        let real = Array(try Data(contentsOf: seed))
+        #expect(real.count > 1_000)
+        let picture = try HEIFCodec.decode(real)
+        #expect(picture.width == 64 && picture.height == 48)
+    }
+
     @Test("HEIF derivations: a grid of coded tiles passes; a loop through two images and nesting past the limit are refused")
     func heifDerivationGraph() throws {
         /// A HEIF-shaped file holding only a meta box with `references` (from, [to]) as 'dimg' entries.

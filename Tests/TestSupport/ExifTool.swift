@@ -32,11 +32,22 @@ public struct ExifTool {
     /// The tags exiftool reads from each of `files` (`-j`, plus `options`: numbers with `-n`,
     /// group-prefixed names such as "EXIF:Make" with `-G`), in the order of `files`.
     public func tags(_ files: [URL], options: [String] = ["-n", "-G", "-a"]) throws -> [[String: Any]] {
-        let data = try run(["-j"] + options + files.map(\.path))
+        let data = ExifTool.quotingHugeNumbers(try run(["-j"] + options + files.map(\.path)))
         let array = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]], "exiftool did not print a JSON array")
         return try files.map { file in
             try #require(array.first { ($0["SourceFile"] as? String) == file.path }, "exiftool printed nothing for \(file.lastPathComponent)")
         }
+    }
+
+    /// exiftool's JSON with every unquoted number whose exponent has three digits quoted: exiftool
+    /// prints a value as a number whenever it looks like one, so a Matroska UID such as
+    /// `74e365` comes out as 74×10³⁶⁵, which no Double holds and JSONSerialization refuses.
+    public static func quotingHugeNumbers(_ json: Data) -> Data {
+        let text = String(decoding: json, as: UTF8.self)
+        let pattern = #"(:\s*|[\[,]\s*)(-?[0-9]+(?:\.[0-9]+)?[eE]\+?[0-9]{3,})(?=\s*[,}\]])"#
+        guard let expression = try? NSRegularExpression(pattern: pattern) else { return json }
+        let range = NSRange(text.startIndex..., in: text)
+        return Data(expression.stringByReplacingMatches(in: text, range: range, withTemplate: "$1\"$2\"").utf8)
     }
 
     /// The tags of one file; see `tags(_:options:)`.

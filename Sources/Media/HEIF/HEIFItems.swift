@@ -91,6 +91,45 @@ enum HEIFItems {
         return (result, builtFromOthers)
     }
 
+    /// The size each item's `ispe` property gives (`iprp`: the properties in `ipco`, numbered
+    /// from 1, and which belong to which item in `ipma`), by item ID; items without one are left
+    /// out. Associations naming no property are skipped, as libheif skips them.
+    static func sizes(_ iprp: ISOBox, in file: ArraySlice<UInt8>) throws(MediaError) -> [Int: (width: Int, height: Int)] {
+        let boxes = try ISOBox.children(in: file, range: iprp.payload, format: "HEIF")
+        guard let ipco = ISOBox.first("ipco", in: boxes) else { return [:] }
+        let properties = try ISOBox.children(in: file, range: ipco.payload, format: "HEIF")
+        var result: [Int: (width: Int, height: Int)] = [:]
+        for ipma in boxes where ipma.name == "ipma" {
+            let body = file[ipma.payload]
+            var position = body.startIndex
+            /// Reads the next `count`-byte field.
+            func field(_ count: Int) throws(MediaError) -> Int {
+                guard let value = UntrustedBytes.bigEndian(body, at: position, count: count) else { throw corrupt("the ipma box ends inside an item") }
+                position += count
+                return value
+            }
+            let version = try field(1)
+            let flags = try field(3)
+            let entries = try field(4)
+            for _ in 0..<min(entries, body.count) {
+                let id = try field(version < 1 ? 2 : 4)
+                for _ in 0..<(try field(1)) {
+                    // The top bit says whether the property is essential; the rest, its index.
+                    let index = try field(flags & 1 == 1 ? 2 : 1) & (flags & 1 == 1 ? 0x7FFF : 0x7F)
+                    guard index >= 1, index <= properties.count, properties[index - 1].name == "ispe" else { continue }
+                    let ispe = properties[index - 1].payload
+                    guard let width = UntrustedBytes.bigEndian(file, at: ispe.lowerBound + 4, count: 4),
+                          let height = UntrustedBytes.bigEndian(file, at: ispe.lowerBound + 8, count: 4),
+                          ispe.lowerBound + 12 <= ispe.upperBound else {
+                        throw corrupt("item \(id)'s ispe property is too short")
+                    }
+                    result[id] = (width, height)
+                }
+            }
+        }
+        return result
+    }
+
     /// The error for a damaged HEIF structure.
     static func corrupt(_ reason: String) -> MediaError {
         .corruptData(format: "HEIF", reason: reason)

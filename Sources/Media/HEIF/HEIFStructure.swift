@@ -4,7 +4,8 @@
 /// for a loop (a 1.6-KB file whose grid names itself as its own tile took 9 s, tens of
 /// thousands of threads and 2 GB, or overflowed the stack with decoding on one thread); and
 /// the picture size a grid item declares, which libheif allocates without comparing it to the
-/// size the item's properties give (a 1.7-KB file declared a 1.3-gigapixel grid: 2.7 GB); and
+/// size the item's properties give (a 1.7-KB file declared a 1.3-gigapixel grid: 2.7 GB; another
+/// a 201-megapixel one whose `ispe` said 64×48: 1.6 GB for a "64×48" picture); and
 /// where the items' data lie (`iloc`). Found by scripts/fuzz. A camera's HEIF has one level (a
 /// grid of coded tiles), a grid its own size, and data inside the file: refusing loops, deep
 /// nesting, oversized grids and data past the end loses no real photo.
@@ -30,9 +31,10 @@ enum HEIFStructure {
         if let iinf = ISOBox.first("iinf", in: boxes) { types = try HEIFItems.infos(iinf, in: file).mapValues(\.type) }
         if let iloc = ISOBox.first("iloc", in: boxes) {
             let locations = try HEIFItems.extents(iloc, in: file, idat: ISOBox.first("idat", in: boxes)?.payload, fileSize: data.count)
+            let sizes = try ISOBox.first("iprp", in: boxes).map { iprp throws(MediaError) in try HEIFItems.sizes(iprp, in: file) } ?? [:]
             for (id, type) in types where type == "grid" || type == "iovl" {
                 guard let ranges = locations.ranges[id] else { continue }
-                try checkCanvas(id, type: type, ranges.flatMap { data[$0] }, maximumPixels: maximumPixels)
+                try checkCanvas(id, type: type, ranges.flatMap { data[$0] }, size: sizes[id], maximumPixels: maximumPixels)
             }
         }
         try checkDerivations(boxes, in: file, types: types)
@@ -40,8 +42,11 @@ enum HEIFStructure {
 
     /// Checks the picture size a grid or overlay item declares (its own, which libheif 1.15
     /// allocates without comparing it to the item's `ispe` size: a 1.7-KB file declared a
-    /// 20544×65328 grid).
-    static func checkCanvas(_ id: Int, type: String, _ payload: [UInt8], maximumPixels: Int) throws(MediaError) {
+    /// 20544×65328 grid, another a 16384×12288 one while its `ispe`, which is all a reader
+    /// asking for the size sees, said 64×48): within `maximumPixels`, and within `size`, the
+    /// item's `ispe`, when it has one (the standard wants the two equal).
+    static func checkCanvas(_ id: Int, type: String, _ payload: [UInt8], size: (width: Int, height: Int)? = nil,
+                            maximumPixels: Int) throws(MediaError) {
         // grid: version, flags (bit 0: 32-bit sizes), rows − 1, columns − 1, width, height;
         // iovl: version, flags, four 16-bit fill colour channels, width, height, layer offsets.
         let width = payload.count > 1 && payload[1] & 1 == 1 ? 4 : 2
@@ -52,6 +57,9 @@ enum HEIFStructure {
             throw HEIFItems.corrupt("\(type) item \(id) is \(payload.count) bytes, too short for its size")
         }
         try DecodingLimits.check(width: columns, height: rows, maximumPixels: maximumPixels)
+        if let size, columns > size.width || rows > size.height {
+            throw HEIFItems.corrupt("\(type) item \(id) declares \(columns)×\(rows) while its ispe says \(size.width)×\(size.height)")
+        }
     }
 
     /// Checks that the 'dimg' references among `boxes` (the `meta` box's) neither loop nor nest
