@@ -1,7 +1,9 @@
 @testable import Capture
+import CV4L2
 import Glibc
 @testable import Media
 @testable import PhotoLibrary
+import Synchronization
 
 /// One place where Pinhole reads bytes it did not write, and how one input goes through it.
 /// A target crashes (and so reports) only on a crash, a hang, a sanitizer's finding, or a broken
@@ -27,7 +29,7 @@ struct FuzzTarget: Sendable {
     }
 
     /// Every target, in `scripts/fuzz`'s order.
-    static let all: [FuzzTarget] = [jpeg, exif, location, png, webp, heif, thumbnail, chunks, movie, trashinfo, userdirs, positions]
+    static let all: [FuzzTarget] = [jpeg, segments, exif, location, png, webp, heif, thumbnail, chunks, movie, trashinfo, userdirs, positions, v4l2]
 
     /// JPEG headers and decoding (photos, MJPEG frames): TurboJPEG behind Pinhole's checks.
     static let jpeg = FuzzTarget(name: "jpeg", summary: "JPEGDecoder.info and decode (at the smallest scale that fits 64 px), JPEGBytes.looksComplete") { bytes in
@@ -40,6 +42,27 @@ struct FuzzTarget: Sendable {
             expect(picture.width == scale.scaled(info.width) && picture.height == scale.scaled(info.height),
                    "decoded \(picture.width)×\(picture.height), info said \(info.width)×\(info.height) at 1/\(8 / scale.rawValue)")
         }
+    }
+
+    /// The JPEG header's segment walk and EXIF in it, as saving a photo with its metadata does:
+    /// every segment lies inside the file, in order; EXIF inserted reads back as written, and
+    /// the rest of the file is kept.
+    static let segments = FuzzTarget(name: "segments", summary: "JPEGSegment.header, JPEGExif.metadata and inserting(_:into:) read back") { bytes in
+        guard let header = try? JPEGSegment.header(of: bytes) else { return }
+        var end = 2
+        for segment in header {
+            expect(segment.start >= end && segment.payload.lowerBound > segment.start && segment.payload.upperBound <= bytes.count,
+                   "segment FF \(segment.marker) at \(segment.start), payload \(segment.payload), after \(end), in \(bytes.count) bytes")
+            end = segment.end
+        }
+        _ = try? JPEGExif.metadata(in: bytes)
+        var written = ExifMetadata()
+        written.make = "Fuzz"
+        written.location = ExifLocation(latitude: 48.8577, longitude: 2.295)
+        guard let with = try? JPEGExif.inserting(written, into: bytes) else { return }
+        let read = Result { () throws(MediaError) in try JPEGExif.metadata(in: with) }
+        expect((try? read.get()).flatMap { $0 }.map { sameReading($0, written) } ?? false, "EXIF inserted reads back as \(read)")
+        expect(with.count >= bytes.count - header.filter { $0.isExif(in: bytes) }.reduce(0) { $0 + $1.end - $1.start }, "inserting EXIF lost bytes")
     }
 
     /// The EXIF reader on a TIFF block (the payload of APP1, eXIf, an EXIF chunk or item): what it
@@ -173,6 +196,32 @@ struct FuzzTarget: Sendable {
         for id in ["usb-0000:00:14.0-1", "", "#", "="] { _ = PositionOverrides.position(for: id, in: bytes) }
     }
 
+    /// A camera whose driver says anything: what the node's description (formats, sizes, rates,
+    /// controls and menus) and a session's configure and start make of a driver's answers, each
+    /// ioctl answered from the input (`ScriptedDriver`). Formats listed have sizes a picture can
+    /// have and positive rates; nothing traps.
+    static let v4l2 = FuzzTarget(name: "v4l2", summary: "DeviceScanner.describe, V4L2Backend.configure and start over a driver answering from the input") { bytes in
+        let script = ScriptedDriver(bytes)
+        guard let device = try? V4L2Device(path: "/dev/null", driver: script.driver) else { return }
+        guard let described = DeviceScanner.describe(device, path: "/dev/video-fuzz") else { return }
+        for format in described.formats {
+            let size = format.dimensions
+            expect(DeviceScanner.plausibleSides.contains(size.width) && DeviceScanner.plausibleSides.contains(size.height), "a listed format of \(size)")
+            expect(format.frameIntervals.allSatisfy { $0.numerator > 0 && $0.denominator > 0 }, "a listed rate of \(format.frameIntervals)")
+            _ = format.frameIntervals.map(\.description)
+        }
+        for control in described.controls { expect(control.menu.count <= 256, "a menu of \(control.menu.count) entries") }
+        guard let format = described.formats.first, let interval = format.frameIntervals.first,
+              let backend = try? V4L2Backend(device: device, name: "fuzz") else { return }
+        let request = StreamConfiguration(pixelFormat: format.pixelFormat, width: format.dimensions.width, height: format.dimensions.height,
+                                          frameInterval: interval)
+        if let set = try? backend.configure(request) {
+            expect(set.width == request.width && set.height == request.height && set.pixelFormat == request.pixelFormat, "configured \(set) for \(request)")
+            try? backend.start()
+            backend.stop()
+        }
+    }
+
     /// A file of this process's own in TMPDIR for inputs that must be files.
     static func scratchPath() -> String {
         let folder = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
@@ -185,5 +234,50 @@ struct FuzzTarget: Sendable {
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         return bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) } == bytes.count
+    }
+}
+
+/// A V4L2 driver that answers every ioctl from a fuzz input, in order: one byte says how (`% 8`:
+/// 0 fails with EINVAL, 1 with EIO, anything else succeeds; its top bit keeps the first eight
+/// bytes the caller filled in, as a driver echoes an index and a type), then as many bytes as
+/// the request's argument has (its size is in the request number) overwrite it. When the input
+/// runs out, every request fails with EINVAL, which ends each enumeration.
+final class ScriptedDriver: Sendable {
+    /// The input and how far the answers have read it.
+    private let script: Mutex<(bytes: [UInt8], position: Int)>
+
+    /// A driver answering from `bytes`.
+    init(_ bytes: [UInt8]) {
+        script = Mutex((bytes, 0))
+    }
+
+    /// The driver, for `V4L2Device(path:driver:)`.
+    var driver: V4L2Driver {
+        V4L2Driver { [self] _, request, argument in answer(request, argument) }
+    }
+
+    /// Answers one ioctl.
+    private func answer(_ request: UInt, _ argument: UnsafeMutableRawPointer) -> Int32 {
+        script.withLock { state -> Int32 in
+            guard state.position < state.bytes.count else {
+                errno = EINVAL
+                return -1
+            }
+            let verdict = state.bytes[state.position]
+            state.position += 1
+            switch verdict % 8 {
+            case 0: errno = EINVAL; return -1
+            case 1: errno = EIO; return -1
+            default: break
+            }
+            let size = Int((request >> 16) & 0x3FFF)
+            let kept = verdict & 0x80 != 0 ? min(8, size) : 0
+            let count = min(size - kept, state.bytes.count - state.position)
+            state.bytes.withUnsafeBytes { input in
+                (argument + kept).copyMemory(from: input.baseAddress! + state.position, byteCount: count)
+            }
+            state.position += count
+            return 0
+        }
     }
 }

@@ -99,6 +99,14 @@ enum DeviceScanner {
             }
             return nil
         }
+        return describe(device, path: path)
+    }
+
+    /// Describes the open node `device` (at `path`), or nil when it is not a streaming
+    /// video-capture node or offers no format Pinhole can stream. What the driver says is not
+    /// trusted: sizes outside `plausibleSides` are left out (a driver's 4294967295×4294967295
+    /// would overflow every area), as are menus whose range is damaged.
+    static func describe(_ device: V4L2Device, path: String) -> CaptureDevice? {
         guard let caps = try? device.capabilities(), caps.isStreamingCapture else { return nil }
         var raw: [(PixelFormat, Int, Int, [FrameInterval])] = []
         let offered = device.pixelFormats()
@@ -108,7 +116,7 @@ enum DeviceScanner {
             // on multi-planar nodes) is one format to the user: the whole one is streamed.
             if format.fourCC != pixelFormat.fourCC, offered.contains(where: { $0.fourCC == pixelFormat.fourCC }) { continue }
             for size in device.frameSizes(fourCC: format.fourCC) {
-                for (w, h) in dimensions(of: size) {
+                for (w, h) in dimensions(of: size) where plausibleSides.contains(w) && plausibleSides.contains(h) {
                     let intervals = device.frameIntervals(fourCC: format.fourCC, width: w, height: h).sorted()
                     raw.append((pixelFormat, w, h, intervals.isEmpty ? [FrameInterval(framesPerSecond: 30)] : intervals))
                 }
@@ -139,6 +147,10 @@ enum DeviceScanner {
                              formats: groupedFormats(raw), controls: controls, source: .v4l2(path: path),
                              isInfrared: V4L2PlanarCodes.isInfrared(offered.map(\.fourCC)), v4l2Controls: controlInfos)
     }
+
+    /// The widths and heights a camera's frame can have: V4L2's own fields are 32-bit, but no
+    /// sensor is wider than this, and areas of larger sides overflow.
+    static let plausibleSides = 1...65_535
 
     /// The sizes of a frame-size entry (stepwise ranges give the common sizes inside them).
     static func dimensions(of size: V4L2FrameSize) -> [(Int, Int)] {

@@ -30,9 +30,15 @@ final class V4L2Backend: CameraBackend {
 
     /// Opens the node at `path`; throws `.unsupported` when it is no video capture node. `controls`
     /// are the node's controls as its description already read them (nil: enumerated here).
-    init(path: String, name: String, controls: [V4L2ControlInfo]? = nil) throws(CaptureError) {
-        device = try V4L2Device(path: path)
+    convenience init(path: String, name: String, controls: [V4L2ControlInfo]? = nil) throws(CaptureError) {
+        try self.init(device: V4L2Device(path: path), name: name, controls: controls)
+    }
+
+    /// Streams from the open node `device` (the fuzz target's has a stand-in driver).
+    init(device: V4L2Device, name: String, controls: [V4L2ControlInfo]? = nil) throws(CaptureError) {
+        self.device = device
         self.name = name
+        let path = device.path
         // QUERYCAP chooses the single- or multi-planar API for everything that follows.
         guard try device.capabilities().isStreamingCapture else { throw .unsupported("\(path) is not a video capture device") }
         controlInfo = Dictionary((controls ?? device.controls()).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })

@@ -20,6 +20,18 @@ enum V4L2TestFaults {
 }
 #endif
 
+/// Where a device's ioctls go: the kernel (`pinhole_ioctl`), or a stand-in that answers as a
+/// driver might, anything included (the `v4l2` fuzz target's). Every ioctl of a `V4L2Device`
+/// goes through it but the control values' get and set (made in C, by `pinhole_v4l2_get_control`
+/// and `_set_control`); `mmap` and `poll` go to the kernel.
+struct V4L2Driver: Sendable {
+    /// Runs `request` with `argument` on `fd`: 0, or -1 with `errno` set.
+    let ioctl: @Sendable (_ fd: Int32, _ request: UInt, _ argument: UnsafeMutableRawPointer) -> Int32
+
+    /// The kernel's driver for the node.
+    static let kernel = V4L2Driver { pinhole_ioctl($0, $1, $2) }
+}
+
 /// An open V4L2 node, with typed methods in place of raw ioctls.
 ///
 /// Ownership: the device owns its file descriptor and its mmap'd buffers; closing (deinit)
@@ -35,6 +47,8 @@ final class V4L2Device {
     let path: String
     /// The open file descriptor (non-blocking).
     let fd: Int32
+    /// Where the ioctls go (the kernel's driver, but in the fuzz target).
+    let driver: V4L2Driver
     /// The mapped buffers: one address range each, holding its memory planes in order, each
     /// plane starting on a page at `planeOffsets[p]` (one plane at 0 for single-planar buffers).
     private var mappings: [(pointer: UnsafeMutableRawPointer, length: Int, planeOffsets: [Int], planeLengths: [Int])] = []
@@ -47,11 +61,14 @@ final class V4L2Device {
     private static let maxPlanes = Int(PINHOLE_V4L2_MAX_PLANES)
 
     /// Opens `path` for streaming. Errors: access denied (with the group to join), busy, gone.
-    init(path: String) throws(CaptureError) {
+    /// `driver` answers the ioctls that describe the node and set its format (the kernel's; the
+    /// fuzz target's stands in for a driver returning anything).
+    init(path: String, driver: V4L2Driver = .kernel) throws(CaptureError) {
         let fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { throw V4L2Errno.error("open", path: path) }
         self.path = path
         self.fd = fd
+        self.driver = driver
         planeScratch = .allocate(capacity: V4L2Device.maxPlanes)
         planeScratch.initialize(repeating: v4l2_plane(), count: V4L2Device.maxPlanes)
     }
@@ -83,14 +100,14 @@ final class V4L2Device {
 
     /// Runs one ioctl, mapping failure to a `CaptureError`.
     private func control<T>(_ request: UInt, _ name: String, _ argument: inout T) throws(CaptureError) {
-        guard withUnsafeMutablePointer(to: &argument, { pinhole_ioctl(fd, request, UnsafeMutableRawPointer($0)) }) == 0 else {
+        guard withUnsafeMutablePointer(to: &argument, { driver.ioctl(fd, request, UnsafeMutableRawPointer($0)) }) == 0 else {
             throw V4L2Errno.error(name, path: path)
         }
     }
 
     /// Runs one ioctl, returning errno instead of throwing (for enumerations that end in EINVAL).
     private func attempt<T>(_ request: UInt, _ argument: inout T) -> Int32 {
-        withUnsafeMutablePointer(to: &argument) { pinhole_ioctl(fd, request, UnsafeMutableRawPointer($0)) } == 0 ? 0 : errno
+        withUnsafeMutablePointer(to: &argument) { driver.ioctl(fd, request, UnsafeMutableRawPointer($0)) } == 0 ? 0 : errno
     }
 
     // MARK: - Capabilities and formats
@@ -231,7 +248,10 @@ final class V4L2Device {
             guard type != V4L2_CTRL_TYPE_CTRL_CLASS.rawValue, query.flags & UInt32(V4L2_CTRL_FLAG_DISABLED) == 0,
                   query.nr_of_dims == 0 else { continue }
             var menu: [(Int64, String)] = []
-            if type == V4L2_CTRL_TYPE_MENU.rawValue || type == V4L2_CTRL_TYPE_INTEGER_MENU.rawValue, query.maximum - query.minimum < 256 {
+            // A menu's range as the driver gives it: a damaged one (maximum below minimum, or a
+            // span past Int64) lists no entries rather than trapping.
+            let span = query.maximum.subtractingReportingOverflow(query.minimum)
+            if type == V4L2_CTRL_TYPE_MENU.rawValue || type == V4L2_CTRL_TYPE_INTEGER_MENU.rawValue, !span.overflow, (0..<256).contains(span.partialValue) {
                 for index in query.minimum...query.maximum {
                     var item = v4l2_querymenu()
                     item.id = query.id
@@ -269,6 +289,9 @@ final class V4L2Device {
         request.memory = V4L2_MEMORY_MMAP.rawValue
         try control(PINHOLE_VIDIOC_REQBUFS, "VIDIOC_REQBUFS", &request)
         guard request.count > 0 else { throw .streamFailed(device: path, reason: "the driver gave no buffers") }
+        guard request.count <= VIDEO_MAX_FRAME else {
+            throw .streamFailed(device: path, reason: "the driver gave \(request.count) buffers, more than V4L2 allows (\(VIDEO_MAX_FRAME))")
+        }
         for index in 0..<Int(request.count) {
             var buffer = bufferRequest(index: index)
             try control(PINHOLE_VIDIOC_QUERYBUF, "VIDIOC_QUERYBUF", &buffer)
@@ -358,7 +381,7 @@ final class V4L2Device {
     /// Takes a filled buffer back, or nil when none is ready (EAGAIN).
     func dequeueBuffer() throws(CaptureError) -> V4L2DequeuedBuffer? {
         var buffer = bufferRequest()
-        guard pinhole_ioctl(fd, PINHOLE_VIDIOC_DQBUF, &buffer) == 0 else {
+        guard driver.ioctl(fd, PINHOLE_VIDIOC_DQBUF, &buffer) == 0 else {
             if errno == EAGAIN { return nil }
             throw V4L2Errno.error("VIDIOC_DQBUF", path: path)
         }
@@ -382,7 +405,7 @@ final class V4L2Device {
     /// the camera refusing to start (drivers answer EINVAL, EIO, ENOMEM… for a failing sensor).
     func streamOn() throws(CaptureError) {
         var type = Int32(bufferType)
-        guard withUnsafeMutablePointer(to: &type, { pinhole_ioctl(fd, PINHOLE_VIDIOC_STREAMON, UnsafeMutableRawPointer($0)) }) == 0 else {
+        guard withUnsafeMutablePointer(to: &type, { driver.ioctl(fd, PINHOLE_VIDIOC_STREAMON, UnsafeMutableRawPointer($0)) }) == 0 else {
             let code = errno
             switch V4L2Errno.error("VIDIOC_STREAMON", path: path, code: code) {
             case let error where [ENODEV, ENXIO, EBUSY, EACCES, EPERM].contains(code): throw error
