@@ -11,7 +11,7 @@ public final class FrameMailbox: Sendable {
         var replaced = 0
         var delivered = 0
     }
-    private let slot = Mutex(Slot())
+    private let slot = Lock(Slot())
     /// The wake-up function, in a class box: kept in the `Mutex` itself, a function value came back
     /// from `withLock { $0 }` wrapped in two more reabstraction thunks at every frame (see
     /// `Localization`), so each wake-up walked a longer chain than the last.
@@ -22,7 +22,7 @@ public final class FrameMailbox: Sendable {
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
     }
     /// The wake-up, if any.
-    private let wake = Mutex<Wake?>(nil)
+    private let wake = Lock<Wake?>(nil)
 
     /// An empty mailbox.
     public init() {}

@@ -1,3 +1,4 @@
+import Media
 import Synchronization
 
 /// Where translated strings come from: the app installs gettext here at start; tests and the
@@ -16,7 +17,7 @@ public enum Localization {
     }
 
     /// The installed translator, if any.
-    private static let lookup = Mutex<Translator?>(nil)
+    private static let lookup = Lock<Translator?>(nil)
 
     /// Sets the translation function (gettext in the app).
     public static func install(_ translate: @escaping @Sendable (String) -> String) { lookup.withLock { $0 = Translator(translate) } }

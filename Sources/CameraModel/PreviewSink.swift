@@ -8,7 +8,7 @@ import Synchronization
 final class PreviewSink: VideoDataOutputSampleBufferDelegate {
     let mailbox: FrameMailbox
     let queue = DispatchQueue(label: "pinhole.camera.preview")
-    private let filter = Mutex<ImageFilter?>(nil)
+    private let filter = Lock<ImageFilter?>(nil)
     private let received = Atomic<Int>(0)
 
     init(mailbox: FrameMailbox) { self.mailbox = mailbox }

@@ -3,7 +3,6 @@ import Dispatch
 import Foundation
 import Media
 import PhotoLibrary
-import Synchronization
 
 /// `pinhole record`: records a movie until a duration, a size or Ctrl-C, and prints where it went.
 enum RecordCommand {
@@ -24,7 +23,7 @@ enum RecordCommand {
     }
 
     static func run(_ arguments: [String]) async throws(CLIError) {
-        let stalled = Mutex(false)
+        let stalled = Lock(false)
         var arguments = Arguments(arguments)
         if arguments.flag("-h", "--help") { output(help); return }
         let deviceID = try arguments.option("--device")

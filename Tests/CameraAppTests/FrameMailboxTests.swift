@@ -1,6 +1,5 @@
 import CameraModel
 import Media
-import Synchronization
 import Testing
 
 @Suite("The preview's one-slot mailbox")
@@ -8,7 +7,7 @@ struct FrameMailboxTests {
     @Test("the newest frame wins, one wake-up per empty slot, replaced frames counted")
     func newestWins() throws {
         let mailbox = FrameMailbox()
-        let wakes = Mutex(0)
+        let wakes = Lock(0)
         mailbox.setWake { wakes.withLock { $0 += 1 } }
         let frames = try (0..<3).map { _ in try PixelBuffer(format: .bgra, width: 4, height: 4) }
         mailbox.put(frames[0])
@@ -27,7 +26,7 @@ struct FrameMailboxTests {
         let mailbox = FrameMailbox()
         let frame = try PixelBuffer(format: .bgr24, width: 4, height: 4)
         mailbox.put(frame)
-        let wakes = Mutex(0)
+        let wakes = Lock(0)
         mailbox.setWake { wakes.withLock { $0 += 1 } }
         #expect(wakes.withLock { $0 } == 1)
         #expect(mailbox.take() === frame)
@@ -40,7 +39,7 @@ struct FrameMailboxTests {
     @Test("a wake-up costs as little after an hour of frames at 30 fps as at the first (the function is not re-wrapped at each frame)")
     func wakeStaysCheap() throws {
         let mailbox = FrameMailbox()
-        let wakes = Mutex(0)
+        let wakes = Lock(0)
         mailbox.setWake { wakes.withLock { $0 += 1 } }
         let frame = try PixelBuffer(format: .bgra, width: 4, height: 4)
         let elapsed = ContinuousClock().measure {

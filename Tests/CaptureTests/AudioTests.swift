@@ -1,7 +1,7 @@
 @testable import Capture
 import Dispatch
 import Foundation
-import Synchronization
+import Media
 import Testing
 import TestSupport
 
@@ -34,7 +34,7 @@ func monotonicNow() -> Int64 {
 /// not on Swift's cooperative pool, which other suites' long synchronous tests can hold for
 /// seconds (a reader there fell behind under CI's load and buffers were dropped).
 final class BufferCollector: AudioDataOutputSampleBufferDelegate, @unchecked Sendable {
-    let recording = Mutex(Recording())
+    let recording = Lock(Recording())
     let queue = DispatchQueue(label: "pinhole.test-audio-reader")
 
     func captureOutput(_ output: AudioDataOutput, didOutput buffer: AudioBuffer) {
@@ -279,8 +279,8 @@ extension VirtualCameraSuites {
         @Test("a delegate that holds buffers: the pool runs out, buffers drop and are reported; later ones say so")
         func slowDelegate() async throws {
             final class Hoarder: AudioDataOutputSampleBufferDelegate, @unchecked Sendable {
-                let held = Mutex<[AudioBuffer]>([])
-                let drops = Mutex<[Int64]>([])
+                let held = Lock<[AudioBuffer]>([])
+                let drops = Lock<[Int64]>([])
                 func captureOutput(_ output: AudioDataOutput, didOutput audioBuffer: AudioBuffer) {
                     held.withLock { $0.append(audioBuffer) }
                 }
@@ -310,7 +310,7 @@ extension VirtualCameraSuites {
             other.publish()
             defer { server.publish() }
             final class Watcher: AudioDataOutputSampleBufferDelegate, @unchecked Sendable {
-                let error = Mutex<CaptureError?>(nil)
+                let error = Lock<CaptureError?>(nil)
                 func captureOutput(_ output: AudioDataOutput, didOutput audioBuffer: AudioBuffer) {}
                 func captureOutput(_ output: AudioDataOutput, didStopWithError error: CaptureError) { self.error.withLock { $0 = error } }
             }
@@ -319,7 +319,7 @@ extension VirtualCameraSuites {
             output.setSampleBufferDelegate(watcher, queue: nil)
             let stream = output.audioBuffers()
             try await output.start()
-            let count = Mutex(0)
+            let count = Lock(0)
             let ended = Task { () -> Bool in
                 for await _ in stream { count.withLock { $0 += 1 } }
                 return !Task.isCancelled  // the sequence ended by itself
@@ -440,5 +440,5 @@ struct AudioClockTests {
 
 /// Set by a reader task when its stream ends.
 final class StreamEnded: Sendable {
-    let value = Mutex(false)
+    let value = Lock(false)
 }

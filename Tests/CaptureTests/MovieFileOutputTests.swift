@@ -2,7 +2,6 @@
 import Foundation
 import Glibc
 import Media
-import Synchronization
 import Testing
 import TestSupport
 
@@ -11,7 +10,7 @@ func videoStream(_ path: String, _ entry: String) throws -> String { try ffprobe
 
 /// Records what a delegate hears.
 final class RecordingEvents: MovieFileOutputRecordingDelegate, @unchecked Sendable {
-    let events = Mutex<[String]>([])
+    let events = Lock<[String]>([])
     func fileOutput(_ output: MovieFileOutput, didStartRecordingTo path: String) { events.withLock { $0.append("start") } }
     func fileOutput(_ output: MovieFileOutput, didFinishRecordingTo path: String, summary: RecordingSummary, error: CaptureError?) {
         events.withLock { $0.append(error.map { "finish: \($0)" } ?? "finish") }

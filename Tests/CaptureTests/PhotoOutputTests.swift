@@ -1,7 +1,6 @@
 @_spi(Testing) import Capture
 import Foundation
 import Media
-import Synchronization
 import Testing
 import TestSupport
 
@@ -160,7 +159,7 @@ extension VirtualCameraSuites {
             let (session, photoOutput, video) = try await photoSession(front)
             defer { session.stopRunning() }
             await warmUp(video)
-            let calls = Mutex<[Bool]>([])
+            let calls = Lock<[Bool]>([])
             photoOutput.screenFlash.withLock { $0 = { on in calls.withLock { $0.append(on) } } }
             let flashed = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480), flashMode: .on))
             #expect(flashed.resolvedSettings.screenFlashRequested && !flashed.resolvedSettings.flashFired)
@@ -179,7 +178,7 @@ extension VirtualCameraSuites {
             let (session, photoOutput, video) = try await photoSession(back)
             defer { session.stopRunning() }
             await warmUp(video)
-            let calls = Mutex<[Bool]>([])
+            let calls = Lock<[Bool]>([])
             photoOutput.screenFlash.withLock { $0 = { on in calls.withLock { $0.append(on) } } }
             let photo = try await photoOutput.capturePhoto(with: PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480), flashMode: .on))
             #expect(photo.resolvedSettings.flashFired && !photo.resolvedSettings.screenFlashRequested)
@@ -219,7 +218,7 @@ extension VirtualCameraSuites {
         @Test("the delegate form reports willCapture, then the photo")
         func delegateForm() async throws {
             final class Recorder: PhotoCaptureDelegate, @unchecked Sendable {
-                let events = Mutex<[String]>([])
+                let events = Lock<[String]>([])
                 let done: AsyncStream<Void>.Continuation
                 init(done: AsyncStream<Void>.Continuation) { self.done = done }
                 func photoOutput(_ output: PhotoOutput, willCapturePhotoFor resolvedSettings: ResolvedPhotoSettings) {

@@ -167,7 +167,7 @@ extension VirtualCameraSuites {
             // and this side does not suspend in between: a busy machine's task pool (two threads
             // here, shared with other suites) could otherwise keep this side from letting go
             // within the lock's 2-s patience.
-            let waited = Mutex<Bool?>(nil)
+            let waited = Lock<Bool?>(nil)
             let waiter = Thread {
                 var result = false
                 do throws(CaptureError) {

@@ -2,7 +2,6 @@
 import Dispatch
 import Glibc
 import Media
-import Synchronization
 import Testing
 import TestSupport
 
@@ -278,7 +277,7 @@ extension VirtualCameraSuites {
         @Test("a slow delegate makes frames drop (counted) instead of stalling the camera")
         func slowConsumer() async throws {
             final class Slow: VideoDataOutputSampleBufferDelegate, @unchecked Sendable {
-                let count = Mutex(0)
+                let count = Lock(0)
                 func captureOutput(_ output: VideoDataOutput, didOutput sampleBuffer: SampleBuffer, from connection: CaptureConnection) {
                     count.withLock { $0 += 1 }
                     var pause = timespec(tv_sec: 0, tv_nsec: 100_000_000)

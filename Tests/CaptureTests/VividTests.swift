@@ -1,7 +1,6 @@
 @testable import Capture
 import Foundation
 import Media
-import Synchronization
 import Testing
 import TestSupport
 

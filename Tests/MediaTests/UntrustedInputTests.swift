@@ -1,7 +1,6 @@
 import Foundation
 import Glibc
 @testable import Media
-import Synchronization
 import Testing
 import TestSupport
 
@@ -112,7 +111,7 @@ import TestSupport
 /// test instead of hanging when it is still blocked after a while: then a writer opens `fifo`,
 /// which releases a reader blocked in `open()`.
 private func withoutBlocking(_ fifo: String, _ body: @escaping @Sendable () throws(MediaError) -> Void) async throws -> MediaError? {
-    let done = Mutex<MediaError??>(nil)
+    let done = Lock<MediaError??>(nil)
     let thread = Thread {
         do throws(MediaError) {
             try body()

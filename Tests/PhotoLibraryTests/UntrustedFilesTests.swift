@@ -2,7 +2,6 @@ import Foundation
 import Glibc
 import Media
 import PhotoLibrary
-import Synchronization
 import Testing
 import TestSupport
 
@@ -45,7 +44,7 @@ struct UntrustedLibraryTests {
         let library = try await PhotoLibrary(location: location)
         let fifo = folder.path("x.jpg")
         #expect(mkfifo(fifo, 0o600) == 0)
-        let finished = Mutex(false)
+        let finished = Lock(false)
         let attempt = Task { () -> LibraryError? in
             defer { finished.withLock { $0 = true } }
             do throws(LibraryError) { _ = try await library.importFile(at: fifo); return nil } catch { return error }

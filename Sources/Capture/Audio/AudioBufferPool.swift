@@ -1,4 +1,4 @@
-import Synchronization
+import Media
 
 /// A bounded set of same-shaped `AudioBuffer`s, recycled as `PixelBufferPool` recycles frames:
 /// a buffer is free again when the pool holds the only reference to it. When all are out it
@@ -12,7 +12,7 @@ final class AudioBufferPool: Sendable {
     let capacity: Int
     /// The most buffers the pool will hold.
     let maximumCount: Int
-    private let buffers: Mutex<[AudioBuffer]>
+    private let buffers: Lock<[AudioBuffer]>
 
     /// A pool of up to `maximumCount` buffers, `preallocate` of them made now.
     init(channelCount: Int, sampleRate: Int, capacity: Int, maximumCount: Int, preallocate: Int) {
@@ -25,7 +25,7 @@ final class AudioBufferPool: Sendable {
         for _ in 0..<min(max(preallocate, 1), self.maximumCount) {
             made.append(AudioBuffer(channelCount: channelCount, sampleRate: sampleRate, capacity: capacity))
         }
-        buffers = Mutex(made)
+        buffers = Lock(made)
     }
 
     /// A buffer nobody else holds, or nil when all `maximumCount` are out.

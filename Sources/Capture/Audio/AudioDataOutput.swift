@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import Media
 import Synchronization
 
 /// Receives sound from an `AudioDataOutput` on the queue it was registered with.
@@ -110,7 +111,7 @@ public final class AudioDataOutput: Sendable {
         let stopRequested = Atomic<Bool>(false)
         let opened = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
-        let openError = Mutex<CaptureError?>(nil)
+        let openError = Lock<CaptureError?>(nil)
     }
 
     private struct State {
@@ -125,13 +126,13 @@ public final class AudioDataOutput: Sendable {
         var runtimeError: CaptureError?
         var statistics = Statistics()
     }
-    private let state: Mutex<State>
+    private let state: Lock<State>
     /// Serialises `start()` and `stop()` (never taken by the recording thread).
-    private let control = Mutex(())
+    private let control = Lock(())
 
     /// An output recording with `settings` once started.
     public init(settings: Settings = Settings()) {
-        state = Mutex(State(settings: settings))
+        state = Lock(State(settings: settings))
     }
 
     /// How to record (applies at the next `start()`).

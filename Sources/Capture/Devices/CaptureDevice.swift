@@ -1,6 +1,5 @@
 import Glibc
 import Media
-import Synchronization
 
 /// A camera: a V4L2 node, a PipeWire camera node, or Pinhole's virtual test camera, with
 /// AVFoundation's vocabulary.
@@ -158,7 +157,7 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
         var controlValues: [ControlID: Int64] = [:]
         var backend: BackendReference?
     }
-    let state = Mutex(State())
+    let state = Lock(State())
 
     init(uniqueID: String, localizedName: String, manufacturer: String? = nil, position: Position, deviceType: DeviceType, formats: [Format],
          controls: [DeviceControl], source: Source, isInfrared: Bool = false, v4l2Controls: [V4L2ControlInfo]? = nil) {
@@ -377,7 +376,7 @@ public final class CaptureDevice: Sendable, Identifiable, CustomStringConvertibl
 /// V4L2 control ioctls may come from any thread; the virtual camera guards its values.
 final class BackendReference: @unchecked Sendable {
     private let backend: CameraBackend
-    private let lock = Mutex(())
+    private let lock = Lock(())
 
     init(_ backend: CameraBackend) { self.backend = backend }
 

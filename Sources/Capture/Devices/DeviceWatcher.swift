@@ -1,4 +1,5 @@
 import Glibc
+import Media
 import Synchronization
 
 /// A camera appearing or going away while the program runs.
@@ -30,7 +31,7 @@ final class DeviceWatcher: Sendable {
     private let listing: @Sendable () -> [CaptureDevice]
     private let continuation: AsyncStream<DeviceEvent>.Continuation
     private let cancelled = Atomic<Bool>(false)
-    private let known = Mutex<[String: CaptureDevice]>([:])
+    private let known = Lock<[String: CaptureDevice]>([:])
     /// The virtual cameras' generation when watching began, read before `known` is filled: a
     /// change made before the thread first runs is still seen (and one in between only rescans).
     private let startGeneration: Int

@@ -1,5 +1,4 @@
 import Media
-import Synchronization
 
 /// An output a `CaptureSession` feeds: `VideoDataOutput`, `PhotoOutput`.
 public protocol CaptureOutput: AnyObject, Sendable {
@@ -35,7 +34,7 @@ public final class CaptureConnection: Sendable {
         var mirrored: Bool? = nil
         var enabled = true
     }
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// Whether a front camera is mirrored on this connection by default (previews yes, photos no).
     let mirrorsFrontCameraByDefault: Bool
 

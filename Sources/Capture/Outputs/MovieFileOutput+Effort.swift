@@ -1,7 +1,6 @@
 import Dispatch
 import Glibc
 import Media
-import Synchronization
 
 /// How hard a recording's encoder may work on this machine: measured on a few of the camera's
 /// frames, once per size and options, either when a recording begins or ahead of it
@@ -153,13 +152,13 @@ final class EncoderSampler: Sendable {
         var pool: PixelBufferPool?
     }
 
-    private let shared: Mutex<Shared>
+    private let shared: Lock<Shared>
     /// Signalled for every frame taken.
     private let arrived = DispatchSemaphore(value: 0)
 
     /// A sampler wanting `count` frames.
     init(count: Int) {
-        shared = Mutex(Shared(wanted: count))
+        shared = Lock(Shared(wanted: count))
     }
 
     /// On the camera's thread: converts `frame` into a sample while more are wanted.

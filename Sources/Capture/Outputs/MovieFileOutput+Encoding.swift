@@ -1,7 +1,6 @@
 import Dispatch
 import Glibc
 import Media
-import Synchronization
 
 /// `MovieFileOutput`'s encoding thread, one per recording.
 extension MovieFileOutput {

@@ -1,7 +1,6 @@
 import Dispatch
 import Glibc
 import Media
-import Synchronization
 
 /// Records the session's camera (and, with `audioDataOutput` set, a microphone) into a movie
 /// file: H.264 + AAC in MP4 by default, VP9/VP8 + Opus in WebM as an option (see `MovieWriter`:
@@ -139,7 +138,7 @@ public final class MovieFileOutput: FrameConsumer {
                 return pool.makeBuffer()
             }
         }
-        let shared = Mutex(Shared())
+        let shared = Lock(Shared())
 
         init(path: String, delegate: (any MovieFileOutputRecordingDelegate)?, options: Options, fragmentInterval: Double,
              limits: (Double?, Int64?, Int64), audio: (sampleRate: Int, channels: Int)?) {
@@ -153,7 +152,7 @@ public final class MovieFileOutput: FrameConsumer {
     }
 
     /// Settings and the current recording.
-    let state = Mutex(State())
+    let state = Lock(State())
     /// Converts camera frames to I420 for the encoder.
     let converter = PixelConverter()
     /// The connection to the camera (front cameras are not mirrored in saved movies, as in photos).
@@ -509,7 +508,7 @@ private final class SoundFeed: AudioDataOutputSampleBufferDelegate {
 /// The async start's delegate: resumes its waiter when the recording starts or fails.
 private final class StartSignal: MovieFileOutputRecordingDelegate, Sendable {
     enum Outcome { case started, failed(CaptureError), timedOut }
-    private let state = Mutex<(outcome: Outcome?, waiter: CheckedContinuation<Outcome, Never>?)>((nil, nil))
+    private let state = Lock<(outcome: Outcome?, waiter: CheckedContinuation<Outcome, Never>?)>((nil, nil))
 
     func fileOutput(_ output: MovieFileOutput, didStartRecordingTo path: String) { finish(.started) }
 

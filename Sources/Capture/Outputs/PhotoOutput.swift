@@ -1,7 +1,6 @@
 import Dispatch
 import Glibc
 import Media
-import Synchronization
 
 /// Receives the stages of a photo capture (the delegate form of `capturePhoto`).
 public protocol PhotoCaptureDelegate: AnyObject, Sendable {
@@ -44,14 +43,14 @@ public final class PhotoOutput: FrameConsumer {
         var meanLuma: Double?
         var frameCount = 0
     }
-    private let state = Mutex(State())
-    private let sessionReference = Mutex<WeakSession?>(nil)
+    private let state = Lock(State())
+    private let sessionReference = Lock<WeakSession?>(nil)
     private let encoding = DispatchQueue(label: "pinhole.photo-encoding", qos: .userInitiated)
     /// The connection (photos are not mirrored by default, even from front cameras).
     public let connection = CaptureConnection(mirrorsFrontCameraByDefault: false)
     /// Called with true before a flash photo from a camera without a flash LED (light the
     /// screen), and with false after it. The capture waits for the handler to return.
-    public let screenFlash = Mutex<(@Sendable (Bool) async -> Void)?>(nil)
+    public let screenFlash = Lock<(@Sendable (Bool) async -> Void)?>(nil)
 
     /// Luma (0–255) below which `.auto` flash fires.
     public static let autoFlashThreshold = 60.0

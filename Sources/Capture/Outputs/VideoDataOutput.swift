@@ -60,7 +60,7 @@ public final class VideoDataOutput: FrameConsumer {
         var delivered = 0
         var dropped = 0
     }
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let inFlight = Atomic<Int>(0)
     private let converter = PixelConverter()
     /// The connection to the camera (front cameras mirrored by default, as a preview should be).

@@ -1,6 +1,6 @@
 import CCameraPortal
 import Glibc
-import Synchronization
+import Media
 
 /// The desktop's camera portal (org.freedesktop.portal.Camera, from xdg-desktop-portal): how a
 /// sandboxed Pinhole reaches cameras. `IsCameraPresent`, then `AccessCamera` (the portal asks the
@@ -33,7 +33,7 @@ enum CameraPortal {
     }
 
     /// The last answer.
-    private static let answer = Mutex(Answer.notAsked)
+    private static let answer = Lock(Answer.notAsked)
 
     /// Whether Pinhole reaches cameras through the portal: PINHOLE_PORTAL=1 or 0 decides, else
     /// whether Pinhole runs in a Flatpak sandbox.

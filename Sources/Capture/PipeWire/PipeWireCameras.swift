@@ -1,7 +1,6 @@
 import CPipeWire
 import Glibc
 import Media
-import Synchronization
 
 /// A camera node in PipeWire's graph, as the registry and the node's EnumFormat params describe it.
 struct PipeWireCamera: Sendable, Equatable {
@@ -41,7 +40,7 @@ enum PipeWireCameras {
     static let streamTimeout = 10.0
 
     /// The monitor (an opaque pointer to the shim's), guarded.
-    private static let monitor = Mutex<MonitorBox?>(nil)
+    private static let monitor = Lock<MonitorBox?>(nil)
 
     /// Owns a monitor pointer; the pointer is used by one thread at a time under `monitor`'s lock
     /// or, for streams, by the shim's own locking.

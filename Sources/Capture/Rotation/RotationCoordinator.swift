@@ -1,4 +1,5 @@
 import Glibc
+import Media
 import Synchronization
 
 /// The rotation that keeps a camera's picture level with the horizon as the device turns, for
@@ -40,7 +41,7 @@ public final class RotationCoordinator: Sendable {
 
     /// The camera whose picture is levelled.
     public let device: CaptureDevice
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let stopped = Atomic<Bool>(false)
     private let ready = Atomic<Bool>(false)
 

@@ -108,11 +108,11 @@ public final class CaptureSession: Sendable {
     /// The serial queue on which starting, stopping and reconfiguring run, in order.
     let queue = DispatchQueue(label: "pinhole.capture-session")
     /// The live configuration, a group's staged one and the group depth, under one lock.
-    private let configurationState = Mutex(ConfigurationState())
+    private let configurationState = Lock(ConfigurationState())
     /// What is running: the backend, the streaming thread, events and statistics.
-    let run = Mutex(RunStateBox())
+    let run = Lock(RunStateBox())
     /// The stream a still capture switched to, while it holds it (nil: the preset's).
-    let streamOverride = Mutex<StreamConfiguration?>(nil)
+    let streamOverride = Lock<StreamConfiguration?>(nil)
     /// Seconds without a frame after which a running stream stops with `.timeout` (tests shorten it).
     let silenceLimit = Atomic<Double>(10)
 

@@ -1,3 +1,4 @@
+import Media
 import Synchronization
 
 /// Pinhole's test camera: always present, listed after real cameras, as a front/back pair.
@@ -58,14 +59,14 @@ public enum VirtualCamera {
     static let sizes: [(Int, Int)] = [(640, 480), (1280, 720), (1920, 1080), (3840, 2160)]
 
     /// Faults by camera ID: the pair's, and those of every `Pair` a test made.
-    private static let faults = Mutex<[String: Faults]>([:])
+    private static let faults = Lock<[String: Faults]>([:])
     /// How many times faults changed.
     private static let changes = Atomic<Int>(0)
 
     /// Bumped whenever faults change, so device watchers notice simulated unplugging.
     static var generation: Int { changes.load(ordering: .acquiring) }
     /// The IDs of the test cameras streaming in this process.
-    private static let streaming = Mutex<Set<String>>([])
+    private static let streaming = Lock<Set<String>>([])
 
     /// The faults currently set on camera `id`.
     @_spi(Testing) public static func faults(for id: String) -> Faults {

@@ -1,5 +1,4 @@
 import CYUV
-import Synchronization
 
 /// Converts frames between pixel formats with libyuv, in place into a caller's buffer.
 ///
@@ -9,7 +8,7 @@ import Synchronization
 /// frames allocates nothing. MJPEG sources decode with `JPEGDecoder`. YUV uses the BT.601 matrix
 /// in the range each buffer's `yuvRange` says (video range for cameras' raw YUV, full for JPEG's).
 public final class PixelConverter: Sendable {
-    private let scratch = Mutex<PixelBuffer?>(nil)
+    private let scratch = Lock<PixelBuffer?>(nil)
     private let jpeg = JPEGDecoder()
 
     /// Makes a converter; keep one per stream to reuse its intermediate buffer.

@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 
 /// Deterministic crash injection for durability tests: with `PINHOLE_CRASH_AT=NAME:N` in the
 /// environment, the process kills itself with SIGKILL the N-th time it reaches the point NAME
@@ -11,7 +10,7 @@ public enum CrashPoint {
               let colon = raw.lastIndex(of: ":"), let count = Int(raw[raw.index(after: colon)...]) else { return nil }
         return (String(raw[..<colon]), count)
     }()
-    private static let hits = Mutex<[String: Int]>([:])
+    private static let hits = Lock<[String: Int]>([:])
 
     /// Marks the point `name`; kills the process if the environment asks for a crash here now.
     public static func reached(_ name: String) {

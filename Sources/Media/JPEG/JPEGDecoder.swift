@@ -1,6 +1,5 @@
 import CTurboJPEG
 import CYUV
-import Synchronization
 
 /// Decodes JPEG and Motion-JPEG frames with libjpeg-turbo (and libyuv for MJPEG → I420).
 ///
@@ -14,7 +13,7 @@ public final class JPEGDecoder: Sendable {
         var scratch: PixelBuffer?
         var planar: PixelBuffer?
     }
-    private let state = Mutex(State())
+    private let state = Lock(State())
     /// The most pixels a JPEG may declare before it is refused.
     public let maximumPixels: Int
 

@@ -1,5 +1,4 @@
 import CTurboJPEG
-import Synchronization
 
 /// Encodes frames to JPEG with libjpeg-turbo.
 ///
@@ -14,7 +13,7 @@ public final class JPEGEncoder: Sendable {
         var outputCapacity = 0
         var planar: PixelBuffer?
     }
-    private let state = Mutex(State())
+    private let state = Lock(State())
 
     /// Makes an encoder.
     public init() {}

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Turns a camera's Motion-JPEG frame into a standalone JPEG file.
 ///
@@ -7,7 +6,7 @@ import Synchronization
 /// The standard tables are taken once from libjpeg-turbo's own output (it writes exactly
 /// those when not optimising) and inserted before the first SOF when a frame has none.
 public enum MotionJPEG {
-    private static let standardTables = Mutex<[UInt8]?>(nil)
+    private static let standardTables = Lock<[UInt8]?>(nil)
 
     /// `frame` as a standalone JPEG: unchanged when it has Huffman tables, else with the
     /// standard ones inserted before its frame header.

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A fixed set of same-shaped buffers, recycled so steady-state frame paths allocate nothing.
 ///
@@ -20,7 +19,7 @@ public final class PixelBufferPool: Sendable {
     public let compressedCapacity: Int?
     /// The most buffers the pool will ever hold.
     public let maximumCount: Int
-    private let buffers: Mutex<[PixelBuffer]>
+    private let buffers: Lock<[PixelBuffer]>
 
     /// Makes a pool; `preallocate` buffers are made now so the first frames allocate nothing either.
     public init(format: PixelFormat, width: Int, height: Int, rowAlignment: Int = 1, compressedCapacity: Int? = nil,
@@ -40,7 +39,7 @@ public final class PixelBufferPool: Sendable {
         for _ in 1..<max(1, min(preallocate, maximumCount)) {
             made.append(try PixelBuffer(format: format, width: width, height: height, rowAlignment: rowAlignment, compressedCapacity: compressedCapacity))
         }
-        buffers = Mutex(made)
+        buffers = Lock(made)
     }
 
     /// A buffer nobody else holds, or `nil` when all `maximumCount` are in use.
