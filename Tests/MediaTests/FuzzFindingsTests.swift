@@ -102,6 +102,27 @@ import TestSupport
         try HEIFStructure.check(file(Array(chain.prefix(HEIFStructure.maximumDepth))))
     }
 
+    @Test("fragmented MP4s of 2.7 to 6 KB with a track that lost its header (tkhd), on which FFmpeg spent 1 to 3 s (0.1 s repaired): refused as corrupt before FFmpeg opens them; a real fragmented MP4 still opens")
+    func movieTrackWithoutHeader() throws {
+        let folder = try TemporaryDirectory()
+        for name in ["track-without-header.mp4", "track-header-renamed.mp4", "slow-fragment-in-ffmpeg.mp4"] {
+            let path = folder.path(name)
+            try Data(try finding("movie", name)).write(to: URL(fileURLWithPath: path))
+            #expect {
+                _ = try MovieFile(path: path)
+            } throws: { error in
+                guard case let .corruptData(format, reason) = error as? MediaError else { return false }
+                return format == "movie" && reason.contains("no track header (tkhd)")
+            }
+        }
+        let repaired = folder.path("repaired.mp4")
+        var bytes = try finding("movie", "track-header-renamed.mp4")
+        let at = try #require(bytes.indices.first { bytes[$0...].starts(with: Array("tk%d".utf8)) })
+        bytes.replaceSubrange(at..<(at + 4), with: Array("tkhd".utf8))
+        try Data(bytes).write(to: URL(fileURLWithPath: repaired))
+        #expect(try MovieFile(path: repaired).info.width > 0)
+    }
+
     @Test("a 4.2-KB MP4 whose 40-byte trun declares 83,886,080 samples (FFmpeg allocated 2.1 GB opening it): refused as corrupt, naming the box, before FFmpeg opens it")
     func movieHugeTrun() throws {
         let folder = try TemporaryDirectory()

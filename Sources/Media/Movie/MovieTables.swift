@@ -2,7 +2,8 @@
 /// mov demuxer allocates entries for every sample a table declares before it reads them, and a
 /// 4.2-KB file whose 40-byte `trun` declared 83,886,080 samples had it allocate 2.1 GB in
 /// `avformat_open_input` (found by scripts/fuzz). A table that declares more entries than its
-/// box holds is damage, refused with the box's name.
+/// box holds is damage, refused with the box's name. So is a track without its header (`tkhd`):
+/// with one, FFmpeg spent 1 to 3 s on 2.7-to-6-KB fragmented files that, repaired, took 0.1 s.
 enum MovieTables {
     /// The largest `moov` or `moof` read whole for the check (a longer one is left to FFmpeg).
     static let largestBox = 64 << 20
@@ -50,6 +51,9 @@ enum MovieTables {
     /// the first box that does not fit: FFmpeg judges what comes after.
     private static func checkContainer(_ bytes: ArraySlice<UInt8>, range: Range<Int>, fileSize: Int) throws(MediaError) {
         for box in ISOBox.leadingChildren(in: bytes, range: range) {
+            if box.name == "trak", !ISOBox.leadingChildren(in: bytes, range: box.payload).contains(where: { $0.name == "tkhd" }) {
+                throw .corruptData(format: "movie", reason: "a track (trak box) has no track header (tkhd)")
+            }
             if containers.contains(box.name) {
                 try checkContainer(bytes, range: box.payload, fileSize: fileSize)
             } else {
