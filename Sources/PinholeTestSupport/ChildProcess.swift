@@ -34,7 +34,7 @@ public final class ChildProcess {
         public let status: Int32
         /// User plus system CPU seconds of the child and its threads.
         public let cpuSeconds: Double
-        /// Seconds from spawn to reaped exit.
+        /// Seconds from spawn to the exit (when a blocking `wait` saw it, or when it was reaped).
         public let wallSeconds: Double
         /// The child's own peak resident memory in bytes: the highest `VmHWM` read while it ran,
         /// and its `ru_maxrss` when that is provably not inherited (`peakIncludesExit`), whichever
