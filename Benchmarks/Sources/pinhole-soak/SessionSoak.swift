@@ -61,6 +61,7 @@ enum SessionSoak {
     /// holds. Growth is counted, not shrinkage: the Swift runtime's worker threads come and go.
     static func judge(warm: Census, last: Census, iterations: Int, warmUp: Int) -> Bool {
         let files = last.files - warm.files, threads = last.threads - warm.threads, resident = last.resident - warm.resident
+        say("threads at the end by name: \(Census.threadNames())")
         let later = iterations - warmUp
         let perIteration = later > 0 ? fixed(Double(resident) / Double(later), 0) + " bytes each" : "no iterations after the warm-up"
         let lines = [
@@ -100,6 +101,7 @@ enum SessionSoak {
             if number == warmUp {
                 warm = try census()
                 say("after warm-up \(number):   \(warm!.text)  (\(elapsed(since: started)) s)")
+                say("  threads by name: \(Census.threadNames())")
             } else if number % 1000 == 0 || number == count {
                 say("after \(number) photos: \(try census().text)  (\(elapsed(since: started)) s)")
             }
@@ -130,6 +132,7 @@ enum SessionSoak {
             if number == warmUp {
                 warm = try census()
                 say("after warm-up \(number):  \(warm!.text)  (\(elapsed(since: started)) s)")
+                say("  threads by name: \(Census.threadNames())")
             } else if number % 100 == 0 || number == count {
                 say("after \(number) cycles: \(try census().text)  (\(elapsed(since: started)) s)")
             }

@@ -87,6 +87,16 @@ struct Census {
                       files: ProcessFacts.openFileCount(pid))
     }
 
+    /// The threads of `pid` (this process by default) counted by name, "3 × pinhole-soak, 1 ×
+    /// …", the most numerous first: what to look at when their number changes.
+    static func threadNames(_ pid: pid_t = getpid()) -> String {
+        var counts: [String: Int] = [:]
+        for task in folderNames("/proc/\(pid)/task") {
+            counts[(readFile("/proc/\(pid)/task/\(task)/comm") ?? "?").trimmed, default: 0] += 1
+        }
+        return counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.value) × \($0.key)" }.joined(separator: ", ")
+    }
+
     /// "VmRSS 41.2 MiB, VmHWM 43.0 MiB, 7 threads, 12 fds".
     var text: String {
         "VmRSS \(mebibytes(resident)) MiB, VmHWM \(mebibytes(highWater)) MiB, \(threads) threads, \(files) fds"
