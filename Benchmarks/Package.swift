@@ -9,6 +9,8 @@ let package = Package(
     name: "PinholeBenchmarks",
     products: [
         .executable(name: "pinhole-bench", targets: ["pinhole-bench"]),
+        // The soak runs (scripts/soak, docs/soak.md).
+        .executable(name: "pinhole-soak", targets: ["pinhole-soak"]),
     ],
     dependencies: [
         .package(name: "Pinhole", path: ".."),
@@ -24,5 +26,10 @@ let package = Package(
                                          // The harness the tests share: processes, the headless display and bus.
                                          .product(name: "PinholeTestSupport", package: "Pinhole")],
                           exclude: ["Peers/gtk4-floor.c", "Peers/gtk4-grid-floor.c", "Peers/screen-watch.c"]),
+        // Photos, session cycles and a long recording, each with the process's memory, threads and
+        // descriptors printed along the way (scripts/soak).
+        .executableTarget(name: "pinhole-soak",
+                          dependencies: [.product(name: "Media", package: "Pinhole"), .product(name: "Capture", package: "Pinhole"),
+                                         .product(name: "PinholeTestSupport", package: "Pinhole")]),
     ]
 )

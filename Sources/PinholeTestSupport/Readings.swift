@@ -71,7 +71,7 @@ extension StringProtocol {
     }
 }
 
-/// What `/proc` says of a running process: its CPU time, its threads', its parent, its name.
+/// What `/proc` says of a running process: its CPU time, its threads', its memory, its parent, its name.
 public enum ProcessFacts {
     /// User plus system CPU seconds `pid` and all its threads have used so far (/proc/PID/stat),
     /// or nil when it is gone.
@@ -109,6 +109,35 @@ public enum ProcessFacts {
     /// The command name of `pid` ("?" when it is gone).
     public static func name(of pid: pid_t) -> String {
         (readFile("/proc/\(pid)/comm") ?? "?").trimmed
+    }
+
+    /// The resident memory of `pid` now and its high-water mark, in bytes: `VmRSS` and `VmHWM` of
+    /// /proc/PID/status (the kernel keeps both per address space, shared by a process's threads,
+    /// and starts them afresh at exec). Nil when `pid` is gone or a zombie (its memory already
+    /// released: a zombie's status has no Vm lines).
+    public static func memory(_ pid: pid_t) -> (resident: Int, highWater: Int)? {
+        guard let text = readFile("/proc/\(pid)/status") else { return nil }
+        var resident: Int?, highWater: Int?
+        for line in text.split(separator: "\n") where line.hasPrefix("Vm") {
+            // "VmHWM:\t   12345 kB"
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard fields.count == 3, fields[2] == "kB", let kibibytes = Int(fields[1]) else { continue }
+            if fields[0] == "VmRSS:" { resident = kibibytes * 1024 }
+            if fields[0] == "VmHWM:" { highWater = kibibytes * 1024 }
+        }
+        guard let resident, let highWater else { return nil }
+        return (resident, highWater)
+    }
+
+    /// The number of threads of `pid` (entries of /proc/PID/task; 0 when it is gone).
+    public static func threadCount(_ pid: pid_t) -> Int {
+        folderNames("/proc/\(pid)/task").count
+    }
+
+    /// The number of file descriptors `pid` has open (entries of /proc/PID/fd, which counts the
+    /// one a reader of its own folder holds while reading: read from outside, or subtract one).
+    public static func openFileCount(_ pid: pid_t) -> Int {
+        folderNames("/proc/\(pid)/fd").count
     }
 
     /// Whether `pid` exists and is not a zombie.

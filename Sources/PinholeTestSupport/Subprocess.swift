@@ -13,7 +13,8 @@ public enum Subprocess {
         public let wallSeconds: Double
         /// User plus system CPU seconds of the child and its threads.
         public let cpuSeconds: Double
-        /// The child's peak resident memory in bytes (`ru_maxrss`; 0 when it did not start).
+        /// The child's own peak resident memory in bytes (`ChildProcess.Exit.peakResidentBytes`:
+        /// its `VmHWM`, not the `ru_maxrss` it inherits from this process; 0 when it did not start).
         public let peakResidentBytes: Int
         /// What the tool wrote to standard output, when it was captured.
         public let output: String

@@ -9,8 +9,8 @@ extension Stage {
     /// Recording 1080p30 from the test camera for `--record-seconds` (60 s; 10 s with `--quick`):
     /// the release `pinhole record` as a child process against `ffmpeg -re … -c:v libx264` with the
     /// same encoder settings on raw frames of the same test pattern, paced to real time; each side
-    /// measured whole with `wait4` (CPU per recorded second, peak memory) and its file checked with
-    /// `ffprobe -count_frames`.
+    /// measured whole (CPU per recorded second from `wait4`, its own peak memory from `VmHWM`: see
+    /// `ChildProcess`) and its file checked with `ffprobe -count_frames`.
     static var recording: Stage {
         Stage(name: "recording 1080p30", sizes: [.hd1080]) { bench, size in
             try RecordingBenchmark(bench: bench, size: size).rows()
@@ -279,8 +279,10 @@ struct RecordingRun {
 
     /// Frames, drops, wall and CPU time, peak memory and file size, for the note.
     func summary(expected: Int) -> String {
+        // The process's own high-water mark (VmHWM, read while it ran: ChildProcess), not ru_maxrss,
+        // which a child of this large process inherits from it at exec.
         let resident = Format.fixed(Double(process.peakResidentBytes) / Double(1 << 20), 1)
-        let times = "wall \(Format.fixed(process.wallSeconds, 1)) s, CPU \(Format.fixed(process.cpuSeconds, 2)) s, peak RSS \(resident) MiB"
+        let times = "wall \(Format.fixed(process.wallSeconds, 1)) s, CPU \(Format.fixed(process.cpuSeconds, 2)) s, peak RSS (VmHWM) \(resident) MiB"
         guard case let .success(movie) = movie else { return times }
         let drops = reportedDrops.map { "\($0) dropped (its own count)" } ?? "no drops possible (file input)"
         let rate = movie.duration > 0 ? Format.fixed(Double(movie.bytes) * 8 / movie.duration / 1000, 0) + " kb/s" : "?"
