@@ -107,10 +107,13 @@ enum CLIError: Error {
         }
     }
 
-    /// The line for a file given to `library import` that was not imported.
+    /// The line for a file given to `library import` that was not imported (one full stop at
+    /// the end, also when the reason, a decoder's sentence, has its own).
     static func importLine(for error: LibraryError) -> String {
         switch error {
-        case let .unsupportedFile(path, reason): return L("%@ cannot be imported: %@.", path, reason.description)
+        case let .unsupportedFile(path, reason):
+            let said = reason.description
+            return L("%@ cannot be imported: %@.", path, said.hasSuffix(".") ? String(said.dropLast()) : said)
         case let .cannotRead(path, failure): return L("%@ cannot be imported: %@.", path, words(failure))
         default: return line(for: error)
         }

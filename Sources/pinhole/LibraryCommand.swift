@@ -72,7 +72,7 @@ enum LibraryCommand {
                         output("\(asset.id)\t\(asset.path)")
                     } catch {
                         // Reported either way; a duplicate is not a failure.
-                        FileHandle.standardError.write(Data("pinhole: \(readable(CLIError.importLine(for: error)))\n".utf8))
+                        report(CLIError.importLine(for: error))
                         if case .duplicate = error {} else { failed = .library(error) }
                     }
                 }
@@ -154,7 +154,7 @@ enum LibraryCommand {
         let library: PhotoLibrary
         do { library = try await PhotoLibrary(location: location, synchronize: synchronize) } catch { throw .library(error) }
         for file in await library.skippedFiles {
-            FileHandle.standardError.write(Data("pinhole: \(readable(CLIError.skippedLine(for: file)))\n".utf8))
+            report(CLIError.skippedLine(for: file))
         }
         return library
     }

@@ -377,6 +377,31 @@ struct FrontDoorTests {
         return numbers.count >= 2 ? (numbers[0], numbers[1]) : nil
     }
 
+    @Test("found at the front door: a box type with a NUL, a file name with a newline and an escape, a value with a newline — each message one line, written out, one full stop")
+    func controlCharactersInMessages() throws {
+        let folder = try TemporaryDirectory()
+        var environment = try isolatedEnvironment(folder)
+        environment["PINHOLE_LIBRARY"] = folder.path("library")
+        // Fuzz/Seeds/heif/photo.heic with its ipco box one byte longer: the next box read is
+        // "pma\0", which the message printed raw (a NUL on the terminal) and ended with "..".
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/frontdoor/ipco-one-byte-longer.heic").path
+        let heif = try pinhole(["library", "import", fixture], environment: environment)
+        #expect(heif.status == 1)
+        #expect(heif.stderr == "pinhole: \(fixture) cannot be imported: The HEIF data is damaged or not HEIF: the pma\\x00 box at byte 444 declares 6761 bytes, more than its parent holds.\n",
+                "\(heif.stderr.debugDescription)")
+        // A name that moves the cursor and colours the terminal, named by a user or a script.
+        let name = folder.path("two\nlines \u{1B}[31mred\u{202E}gpj.jpg")
+        let missing = try pinhole(["library", "import", name], environment: environment)
+        #expect(missing.status == 1)
+        #expect(missing.stderr == "pinhole: \(folder.path("two\\nlines \\x1B[31mred\\u{202E}gpj.jpg")) cannot be imported: the file or folder does not exist.\n",
+                "\(missing.stderr.debugDescription)")
+        let value = try pinhole(["snap", "--format", "gif\n"], environment: environment)
+        #expect(value.status == 2)
+        #expect(value.stderr == "pinhole: --format must be jpeg, png or heif, not 'gif\\n'. See `pinhole --help`.\n", "\(value.stderr.debugDescription)")
+        #expect(try runTool("sqlite3", [folder.path("library/library.sqlite3"), "SELECT COUNT(*) FROM assets"]).stdout == "0\n")
+    }
+
     @Test("random argument lists: documented exit codes, one-line messages, no signal, no hang, a sound library")
     func randomArguments() throws {
         let door = FrontDoor(defaultRuns: 150)
