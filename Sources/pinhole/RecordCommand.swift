@@ -52,12 +52,14 @@ enum RecordCommand {
         MovieWriter.keepFreedMemory()
         // Sound from the microphone asked for, else the default one, looked up before the camera
         // opens (a wrong --audio name must not start the camera); without one (no sound server,
-        // no microphone), the movie is silent and we say why.
+        // no microphone), the movie is silent and we say why once it is recording: a run that
+        // fails before (a wrong --device, a name taken) says only what failed.
         var microphone: Microphone?
+        var silentBecause: CaptureError?
         if !noAudio {
             do throws(CaptureError) { microphone = try Microphone.microphone(withID: audioSource) } catch {
                 if audioSource != nil { throw .capture(error) }
-                withoutSound(error)
+                silentBecause = error
             }
         }
         let device = try SnapCommand.pickDevice(id: deviceID, position: .unspecified)
@@ -124,6 +126,7 @@ enum RecordCommand {
                 throw .capture(error)
             }
         }
+        if let silentBecause { withoutSound(silentBecause) }
 
         // Ctrl-C and SIGTERM finish the file instead of killing the process (unblocked first: a
         // parent may have started us with them blocked, as test runners do).
@@ -233,7 +236,7 @@ enum RecordCommand {
         case .noSoundServer, .soundServerNotResponding, .noMicrophone: true
         default: false
         }
-        FileHandle.standardError.write(Data((saysSo ? text : L("Recording without sound: %@", text)).utf8 + [10]))
+        FileHandle.standardError.write(Data((oneLine(saysSo ? text : L("Recording without sound: %@", text)) + "\n").utf8))
     }
 
     /// The stream format: the size asked (else the largest up to 1080p at ≥ 24 fps: what two cores

@@ -21,7 +21,7 @@ struct FrontDoorRun {
     var command: String {
         "pinhole " + arguments.map { argument in
             let shown = argument.count > 80 ? String(argument.prefix(40)) + "…(\(argument.count) characters)" : argument
-            return "'" + shown.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            return "'" + shown.replacingOccurrences(of: "'", with: "'\\''").replacingOccurrences(of: "\n", with: "\\n") + "'"
         }.joined(separator: " ")
     }
 }
@@ -40,7 +40,7 @@ final class FrontDoor {
     /// the files in the library's folders it did not take as they are, named at every opening
     /// (`CLIError.skippedLine`). Notices are checked as lines too, but not counted as messages.
     static let notices: [String] = ["No camera found: using Pinhole's test camera.", "Recording without sound", "frames were dropped",
-                                    "frames were skipped", "stays fragmented", "has no flash LED", " was left as it is: ", " is not in the library: "]
+                                    "frames were skipped", "stays fragmented", "has no flash LED", "recording without sound.", " was left as it is: ", " is not in the library: "]
 
     /// The fixed seed; `PINHOLE_FRONTDOOR_SEED` replaces it.
     let seed: UInt64
@@ -400,6 +400,17 @@ struct FrontDoorTests {
         #expect(value.status == 2)
         #expect(value.stderr == "pinhole: --format must be jpeg, png or heif, not 'gif\\n'. See `pinhole --help`.\n", "\(value.stderr.debugDescription)")
         #expect(try runTool("sqlite3", [folder.path("library/library.sqlite3"), "SELECT COUNT(*) FROM assets"]).stdout == "0\n")
+    }
+
+    @Test("found at the front door: a recording that fails before it starts (a wrong --device) says only that, not that it records without sound")
+    func recordFailureWithoutSoundServer() throws {
+        let folder = try TemporaryDirectory()
+        var environment = try isolatedEnvironment(folder)
+        environment["PINHOLE_LIBRARY"] = folder.path("library")
+        environment["PULSE_SERVER"] = "unix:" + folder.path("nobody-listens")
+        let result = try pinhole(["record", "--device", folder.url.path, "--duration", "0.5"], environment: environment)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr == "pinhole: Not supported by this camera: \(folder.url.path) is not a video capture device.\n", "\(result.stderr.debugDescription)")
     }
 
     @Test("random argument lists: documented exit codes, one-line messages, no signal, no hang, a sound library")
