@@ -128,6 +128,10 @@ enum LibraryCommand {
                 _ = try options.finish()
                 if repair {
                     let changes = try await library.synchronize()
+                    // What the repair could not take (a damaged file dropped into the folders) is
+                    // named as an opening names it: without it, "0 added" and a later `verify`
+                    // saying "1 files not in the index" would leave the user looking for which.
+                    await reportSkipped(library)
                     output(L("verify: index repaired: %@ added, %@ removed", String(changes.added), String(changes.removed)))
                 } else {
                     let differences = try await library.differences()
@@ -153,10 +157,16 @@ enum LibraryCommand {
         let location = ProcessInfo.processInfo.environment["PINHOLE_LIBRARY"].map { LibraryLocation(folder: $0) } ?? .user
         let library: PhotoLibrary
         do { library = try await PhotoLibrary(location: location, synchronize: synchronize) } catch { throw .library(error) }
+        await reportSkipped(library)
+        return library
+    }
+
+    /// Names on standard error, one line each, the files in the library's folders that its last
+    /// reconcile (at opening, or `synchronize`) did not take as they are.
+    static func reportSkipped(_ library: PhotoLibrary) async {
         for file in await library.skippedFiles {
             report(CLIError.skippedLine(for: file))
         }
-        return library
     }
 
     /// The freedesktop size named by --size.

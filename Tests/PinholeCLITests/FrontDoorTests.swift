@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Media
 import Testing
 import TestSupport
 
@@ -245,7 +246,7 @@ struct FrontDoorTests {
     /// library that only grows would make later runs slower than earlier ones).
     static let batch = 25
 
-    @Test("mutated photos and movies through import, info, thumbnail and export --strip-location: documented exit codes, one-line messages, complete items only")
+    @Test("mutated photos and movies through import (or dropped into the library's folders), info, thumbnail and export --strip-location: documented exit codes, one-line messages, complete items only")
     func mutatedFiles() throws {
         let door = FrontDoor(defaultRuns: 150)
         let folder = try TemporaryDirectory()
@@ -283,14 +284,36 @@ struct FrontDoorTests {
                     door.keepInput(bytes, index: index, name: seed.name)
                 }
             }
-            let run = try door.run(index, ["library", "import", input], in: home.url.path, environment: environment)
-            for problem in try FrontDoor.libraryProblems(home.path("library"), scratch: home.url.path) { door.record(index, run, problem) }
-            guard run.status == 0, let line = run.stdout.split(separator: "\n").first else { continue }
-            let fields = line.split(separator: "\t").map(String.init)
-            guard fields.count == 2 else { door.record(index, run, "import printed \(line.debugDescription)"); continue }
-            let (id, stored) = (fields[0], fields[1])
-            // A complete item: the library's copy is the file given, byte for byte.
-            if (try? Data(contentsOf: URL(fileURLWithPath: stored))) != Data(bytes) { door.record(index, run, "the library's copy differs from the file imported") }
+            let id: String, stored: String
+            if index % 4 == 3 {
+                // The other front door: a file another program puts into the library's folders,
+                // read when the library opens. Taken (a row), or named on standard error as not
+                // in the library (then moved out, as the line says to).
+                let movie = ["mp4", "mov", "mkv", "webm"].contains((seed.name as NSString).pathExtension)
+                let folder = home.path("library/" + (movie ? "Videos" : "Photos"))
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                let dropped = folder + "/Dropped \(index)." + (seed.name as NSString).pathExtension
+                try Data(bytes).write(to: URL(fileURLWithPath: dropped))
+                let run = try door.run(index, ["library", "verify", "--repair"], in: home.url.path, environment: environment)
+                if run.stderr.split(separator: "\n").contains(where: { $0.contains(dropped + " is not in the library: ") }) { unlink(dropped) }
+                for problem in try FrontDoor.libraryProblems(home.path("library"), scratch: home.url.path) { door.record(index, run, problem) }
+                let listed = try door.run(index, ["library", "list", "--json"], in: home.url.path, environment: environment)
+                let assets = (try? JSONSerialization.jsonObject(with: Data(listed.stdout.utf8))) as? [[String: Any]] ?? []
+                guard let asset = assets.first(where: { ($0["path"] as? String) == dropped }), let found = asset["id"] as? String else { continue }
+                (id, stored) = (found, dropped)
+            } else {
+                let run = try door.run(index, ["library", "import", input], in: home.url.path, environment: environment)
+                for problem in try FrontDoor.libraryProblems(home.path("library"), scratch: home.url.path) { door.record(index, run, problem) }
+                guard run.status == 0, let line = run.stdout.split(separator: "\n").first else { continue }
+                let fields = line.split(separator: "\t").map(String.init)
+                guard fields.count == 2 else { door.record(index, run, "import printed \(line.debugDescription)"); continue }
+                (id, stored) = (fields[0], fields[1])
+            }
+            // A complete item: the library's copy is the file given, byte for byte (a file put
+            // into the folders is the library's copy itself, and an MP4 there that a crashed
+            // recorder could have left fragmented is finished when the library opens: it is
+            // checked by ffprobe at the batch's end instead).
+            if index % 4 != 3, (try? Data(contentsOf: URL(fileURLWithPath: stored))) != Data(bytes) { door.record(index, "the library's copy \(stored) differs from the file given") }
             let info = try door.run(index, ["library", "info", id, "--json"], in: home.url.path, environment: environment)
             let object = (try? JSONSerialization.jsonObject(with: Data(info.stdout.utf8))) as? [String: Any]
             guard info.status == 0, let width = object?["width"] as? Int, let height = object?["height"] as? Int else {
@@ -411,6 +434,26 @@ struct FrontDoorTests {
         let result = try pinhole(["record", "--device", folder.url.path, "--duration", "0.5"], environment: environment)
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr == "pinhole: Not supported by this camera: \(folder.url.path) is not a video capture device.\n", "\(result.stderr.debugDescription)")
+    }
+
+    @Test("found at the front door: verify --repair names a damaged photo another program put into the library's folder, as every opening does")
+    func repairNamesRefusedFiles() throws {
+        let folder = try TemporaryDirectory()
+        var environment = try isolatedEnvironment(folder)
+        environment["PINHOLE_LIBRARY"] = folder.path("library")
+        #expect(try pinhole(["library", "list"], environment: environment).status == 0)
+        // A photo cut short: its first 300 bytes, headers without the picture.
+        let photo = try JPEGEncoder().encode(SyntheticImage.photoLike(width: 200, height: 100))
+        let dropped = folder.path("library/Photos/Dropped.jpg")
+        try Data(photo.prefix(300)).write(to: URL(fileURLWithPath: dropped))
+        let repair = try pinhole(["library", "verify", "--repair"], environment: environment)
+        #expect(repair.status == 0 && repair.stdout == "verify: index repaired: 0 added, 0 removed\n", "\(repair.stdout) \(repair.stderr)")
+        let lines = repair.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("pinhole: \(dropped) is not in the library: ")
+                && lines[0].hasSuffix(". Move it out of the folder, or replace it with a good copy."), "\(repair.stderr.debugDescription)")
+        // As the line says: moved out, the library and its folders agree.
+        unlink(dropped)
+        #expect(try pinhole(["library", "verify"], environment: environment).status == 0)
     }
 
     @Test("random argument lists: documented exit codes, one-line messages, no signal, no hang, a sound library")
