@@ -29,6 +29,18 @@ enum LibraryCommand {
         if options.flag("-h", "--help") { output(help); return }
         let library = try await open(synchronize: command != "verify")
         do {
+            try await run(command, &options, library)
+        } catch {
+            await library.stopBackgroundThumbnails()
+            throw error
+        }
+        await library.stopBackgroundThumbnails()
+    }
+
+    /// Runs `command` on the open library (its thumbnails made in the background are stopped
+    /// by the caller before the process exits).
+    static func run(_ command: String, _ options: inout Arguments, _ library: PhotoLibrary) async throws(CLIError) {
+        do {
             switch command {
             case "list":
                 let json = options.flag("--json"), favorites = options.flag("--favorites")

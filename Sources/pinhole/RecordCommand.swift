@@ -194,8 +194,11 @@ enum RecordCommand {
                 _ = try await library.performChanges { $0.createAsset(fromVideoFile: path, moving: true) }
             } catch {
                 output(path)
+                await library.stopBackgroundThumbnails()
                 throw .library(error)
             }
+            // Thumbnails the opening started for files it found new: none left half-written at exit.
+            await library.stopBackgroundThumbnails()
         }
         output(path)
     }

@@ -110,10 +110,14 @@ enum SnapCommand {
                 do {
                     pinhole.output(try await library.addPhoto(data: photo.fileDataRepresentation(), name: "the photo").path)
                 } catch {
+                    await library.stopBackgroundThumbnails()
                     throw .library(error)
                 }
             }
         }
+        // Opening the library may have started thumbnails of files found new: none is left
+        // half-written when the process exits.
+        await library?.stopBackgroundThumbnails()
     }
 
     /// The camera asked for, the default one, or the test camera. When no real camera can be

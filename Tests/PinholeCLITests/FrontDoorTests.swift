@@ -456,6 +456,27 @@ struct FrontDoorTests {
         #expect(try pinhole(["library", "verify"], environment: environment).status == 0)
     }
 
+    @Test("found at the front door: pinhole exits with no thumbnail half-written, after an opening or a repair that found movies another program left")
+    func noHalfWrittenThumbnails() throws {
+        let folder = try TemporaryDirectory()
+        var environment = try isolatedEnvironment(folder)
+        environment["PINHOLE_LIBRARY"] = folder.path("library")
+        #expect(try pinhole(["library", "list"], environment: environment).status == 0)
+        // Fragmented MP4s (as a crashed recorder leaves them): the opening finishes each and
+        // thumbnails it in the background, which the process used to exit in the middle of.
+        for round in 0..<5 {
+            for index in 0..<4 {
+                let movie = folder.path("library/Videos/Left \(round)-\(index).mp4")
+                try makeTestMovie(movie, seconds: 0.4 + Double(index) * 0.04, audio: false, extra: ["-movflags", "frag_keyframe+empty_moov"])
+            }
+            let run = try pinhole(round == 1 ? ["library", "list"] : ["library", "verify", "--repair"], environment: environment)
+            #expect(run.status == 0, "\(run.stderr)")
+            let cache = FileManager.default.enumerator(atPath: folder.path(".cache/thumbnails"))?.compactMap { $0 as? String } ?? []
+            #expect(!cache.contains { $0.contains(".pinhole-") }, "round \(round): \(cache)")
+        }
+        #expect(try pinhole(["library", "verify"], environment: environment).status == 0)
+    }
+
     @Test("random argument lists: documented exit codes, one-line messages, no signal, no hang, a sound library")
     func randomArguments() throws {
         let door = FrontDoor(defaultRuns: 150)
