@@ -477,6 +477,24 @@ struct FrontDoorTests {
         #expect(try pinhole(["library", "verify"], environment: environment).status == 0)
     }
 
+    @Test("found at the front door: snap -o naming a FIFO or a device (as /dev/null) exits 6 in one line and writes nothing beside it")
+    func snapToDeviceOrPipe() throws {
+        let folder = try TemporaryDirectory()
+        let environment = try isolatedEnvironment(folder)
+        let fifo = folder.path("pipe.jpg"), device = folder.path("null")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // A node like /dev/null (character device 1:3), inside the test's folder.
+        let made = try runTool("mknod", ["-m", "666", device, "c", "1", "3"])
+        try #require(made.status == 0, "\(made.stderr)")
+        for target in [fifo, device] {
+            let snap = try pinhole(["snap", "--device", "test-back", "--size", "640x480", "-o", target], environment: environment)
+            #expect(snap.status == 6, "\(target): \(snap.stdout) \(snap.stderr)")
+            #expect(snap.stderr == "pinhole: Cannot save \(target): it is not a regular file. Choose another folder with -o.\n", "\(snap.stderr.debugDescription)")
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0 != "dev" }.sorted()
+        #expect(left == ["null", "pipe.jpg"], "no photo beside them: \(left)")
+    }
+
     @Test("random argument lists: documented exit codes, one-line messages, no signal, no hang, a sound library")
     func randomArguments() throws {
         let door = FrontDoor(defaultRuns: 150)
@@ -492,6 +510,9 @@ struct FrontDoorTests {
         #expect(mkfifo(folder.path("fifo.jpg"), 0o600) == 0)
         let sparse = try folder.file("sparse.jpg", [0xFF, 0xD8, 0xFF, 0xE0])
         #expect(truncate(sparse.path, 5_000_000_000) == 0)
+        // A node like /dev/null inside the test's folder (mknod needs root, as the tests run in CI).
+        let device = folder.path("null")
+        let devices = try runTool("mknod", ["-m", "666", device, "c", "1", "3"]).status == 0 ? [device] : []
         let unicode = try folder.file("фото 📷.jpg", try folder.read(URL(fileURLWithPath: photo))).path
         let long = folder.path(String(repeating: "d", count: 255) + "/" + String(repeating: "f", count: 255) + ".jpg")
         let paths = FrontDoorArguments.Paths(
@@ -499,7 +520,7 @@ struct FrontDoorTests {
                     "/dev/zero", "", long, folder.path("missing/")],
             folders: [folder.path("out"), folder.path("new-folder"), folder.path("new/deeper"), photo, folder.path("fifo.jpg"), "", long, "out"],
             outputs: [folder.path("out"), folder.path("out/"), folder.path("shot.jpg"), folder.path("shot.png"), folder.path("missing/x.jpg"), photo,
-                      folder.path("folder"), folder.path("fifo.jpg"), "", long, "relative.jpg", "clip.webm", "x.heic"])
+                      folder.path("folder"), folder.path("fifo.jpg"), "", long, "relative.jpg", "clip.webm", "x.heic"] + devices)
         // Items the identifiers may name: a photo and a movie in the library, and an album.
         let added = try pinhole(["library", "import", photo, movie], environment: environment)
         #expect(added.status == 0, "\(added.stderr)")
@@ -512,6 +533,9 @@ struct FrontDoorTests {
             let arguments = generator.arguments(&random)
             let run = try door.run(index, arguments, in: folder.url.path, environment: environment)
             for problem in try FrontDoor.libraryProblems(folder.path("library"), scratch: folder.url.path) { door.record(index, run, problem) }
+            // Nothing is written beside a pipe or a device named as the output.
+            let beside = try FileManager.default.contentsOfDirectory(atPath: folder.url.path).filter { $0.hasPrefix("fifo (") || $0.hasPrefix("null (") }
+            if !beside.isEmpty { door.record(index, run, "written beside a pipe or device: \(beside)") }
         }
         print("Front door, random arguments: \(door.summary)")
         #expect(door.findings.isEmpty, "\(door.findings.count) findings:\n\(door.findings.prefix(40).joined(separator: "\n"))")
