@@ -58,7 +58,7 @@ enum RecordCommand {
         var silentBecause: CaptureError?
         if !noAudio {
             do throws(CaptureError) { microphone = try Microphone.microphone(withID: audioSource) } catch {
-                if audioSource != nil { throw .capture(error) }
+                if let audioSource { throw .audioUnavailable(source: audioSource, error) }
                 silentBecause = error
             }
         }
@@ -104,7 +104,7 @@ enum RecordCommand {
                 sound = output
                 movie.recordSound(from: output)
             } catch {
-                if audioSource != nil { throw .capture(error) }
+                if let audioSource { throw .audioUnavailable(source: audioSource, error) }
                 withoutSound(error)
             }
         }

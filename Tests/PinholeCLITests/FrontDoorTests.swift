@@ -495,6 +495,21 @@ struct FrontDoorTests {
         #expect(left == ["null", "pipe.jpg"], "no photo beside them: \(left)")
     }
 
+    @Test("found at the front door: record --audio with no sound server exits 1 saying --audio needs one, not that it records without sound")
+    func recordAudioWithoutSoundServer() throws {
+        let folder = try TemporaryDirectory()
+        var environment = try isolatedEnvironment(folder)
+        environment["PINHOLE_LIBRARY"] = folder.path("library")
+        environment["PULSE_SERVER"] = "unix:" + folder.path("nobody-listens")
+        let result = try pinhole(["record", "--audio", "default", "--duration", "0.5"], environment: environment)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr == "pinhole: --audio default needs a sound server (PulseAudio or PipeWire), and none answered. Start one, or leave out --audio to record without sound.\n",
+                "\(result.stderr.debugDescription)")
+        #expect(result.stdout.isEmpty)
+        let videos = (try? FileManager.default.contentsOfDirectory(atPath: folder.path("library/Videos"))) ?? []
+        #expect(videos.isEmpty, "\(videos)")
+    }
+
     @Test("random argument lists: documented exit codes, one-line messages, no signal, no hang, a sound library")
     func randomArguments() throws {
         let door = FrontDoor(defaultRuns: 150)
