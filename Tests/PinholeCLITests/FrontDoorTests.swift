@@ -248,7 +248,7 @@ struct FrontDoorTests {
 
     @Test("mutated photos and movies through import (or dropped into the library's folders), info, thumbnail and export --strip-location: documented exit codes, one-line messages, complete items only")
     func mutatedFiles() throws {
-        let door = FrontDoor(defaultRuns: 150)
+        let door = FrontDoor(defaultRuns: 250)
         let folder = try TemporaryDirectory()
         let seeds = try FrontDoorSeeds(folder: folder, environment: try isolatedEnvironment(folder))
         let exiftool = try ExifTool.locate()
@@ -512,7 +512,7 @@ struct FrontDoorTests {
 
     @Test("random argument lists: documented exit codes, one-line messages, no signal, no hang, a sound library")
     func randomArguments() throws {
-        let door = FrontDoor(defaultRuns: 150)
+        let door = FrontDoor(defaultRuns: 250)
         let folder = try TemporaryDirectory()
         var environment = try isolatedEnvironment(folder)
         environment["PINHOLE_LIBRARY"] = folder.path("library")
