@@ -341,6 +341,7 @@ struct FrontDoorTests {
         let result = try spawn([exiftool.url.path, "-j", "-n", "-G", "-a", "-q", "-q", "-FileType", "-ImageWidth", "-ImageHeight", "-*gps*", "-*location*"] + paths)
         let json = ExifTool.quotingHugeNumbers(Data(result.stdout.utf8))
         let objects = (try? JSONSerialization.jsonObject(with: json)) as? [[String: Any]] ?? []
+        /// What exiftool read from the file at `path`, if anything.
         func tags(_ path: String) -> [String: Any]? { objects.first { ($0["SourceFile"] as? String) == path } }
         for item in items {
             let findingsBefore = door.findings.count
