@@ -20,7 +20,8 @@ extension PhotoLibrary {
     static func thumbnailInBackground(_ paths: [String], cache: ThumbnailCache, after earlier: Task<Int, Never>?) -> Task<Int, Never>? {
         guard !paths.isEmpty else { return earlier }
         return Task.detached(priority: .background) {
-            let before = await earlier?.value ?? 0
+            // Cancelling the newest work cancels what it waits for too (`stopBackgroundThumbnails`).
+            let before = await withTaskCancellationHandler { await earlier?.value ?? 0 } onCancel: { earlier?.cancel() }
             return before + makeThumbnails(paths, cache: cache, size: .large)
         }
     }
@@ -40,6 +41,15 @@ extension PhotoLibrary {
     /// or while observing) and returns how many were made since the library opened.
     public func waitForBackgroundThumbnails() async -> Int {
         await thumbnailing?.value ?? 0
+    }
+
+    /// Stops the background thumbnails and returns once none is being written: the one under
+    /// way is finished, the others are left (made when asked for). For a process about to exit,
+    /// as `pinhole` is after each command: exiting in the middle of a write would leave its
+    /// temporary file in the thumbnail cache.
+    public func stopBackgroundThumbnails() async {
+        thumbnailing?.cancel()
+        _ = await thumbnailing?.value
     }
 
     /// Makes every asset's missing or stale thumbnail at `size` now, off the library's actor

@@ -16,6 +16,10 @@ enum CLIError: Error {
     case cannotWrite(path: String, failure: FileFailure)
     /// A photo library failure.
     case library(LibraryError)
+    /// `record --audio SOURCE` with nothing to record SOURCE from (exit 1). The library's words
+    /// for a missing sound server say the movie is recorded without sound, which is what happens
+    /// without --audio; with it, nothing is recorded.
+    case audioUnavailable(source: String, CaptureError)
     /// Failures already printed line by line; exit with this code.
     case reported(Int32)
 
@@ -41,6 +45,7 @@ enum CLIError: Error {
             case .notFound, .albumNotFound: return ExitCode.notFound
             default: return ExitCode.failure
             }
+        case let .audioUnavailable(_, error): return CLIError.capture(error).exitCode
         case let .reported(code): return code
         }
     }
@@ -54,6 +59,12 @@ enum CLIError: Error {
         case let .media(error): return error.description
         case let .cannotWrite(path, failure): return CLIError.cannotSave(path, failure)
         case let .library(error): return CLIError.line(for: error)
+        case let .audioUnavailable(source, error):
+            switch error {
+            case .noSoundServer, .soundServerNotResponding:
+                return L("--audio %@ needs a sound server (PulseAudio or PipeWire), and none answered. Start one, or leave out --audio to record without sound.", source)
+            default: return CLIError.line(for: error)
+            }
         case .reported: return ""
         }
     }
@@ -107,10 +118,13 @@ enum CLIError: Error {
         }
     }
 
-    /// The line for a file given to `library import` that was not imported.
+    /// The line for a file given to `library import` that was not imported (one full stop at
+    /// the end, also when the reason, a decoder's sentence, has its own).
     static func importLine(for error: LibraryError) -> String {
         switch error {
-        case let .unsupportedFile(path, reason): return L("%@ cannot be imported: %@.", path, reason.description)
+        case let .unsupportedFile(path, reason):
+            let said = reason.description
+            return L("%@ cannot be imported: %@.", path, said.hasSuffix(".") ? String(said.dropLast()) : said)
         case let .cannotRead(path, failure): return L("%@ cannot be imported: %@.", path, words(failure))
         default: return line(for: error)
         }

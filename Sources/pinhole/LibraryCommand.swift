@@ -29,6 +29,18 @@ enum LibraryCommand {
         if options.flag("-h", "--help") { output(help); return }
         let library = try await open(synchronize: command != "verify")
         do {
+            try await run(command, &options, library)
+        } catch {
+            await library.stopBackgroundThumbnails()
+            throw error
+        }
+        await library.stopBackgroundThumbnails()
+    }
+
+    /// Runs `command` on the open library (its thumbnails made in the background are stopped
+    /// by the caller before the process exits).
+    static func run(_ command: String, _ options: inout Arguments, _ library: PhotoLibrary) async throws(CLIError) {
+        do {
             switch command {
             case "list":
                 let json = options.flag("--json"), favorites = options.flag("--favorites")
@@ -72,7 +84,7 @@ enum LibraryCommand {
                         output("\(asset.id)\t\(asset.path)")
                     } catch {
                         // Reported either way; a duplicate is not a failure.
-                        FileHandle.standardError.write(Data("pinhole: \(readable(CLIError.importLine(for: error)))\n".utf8))
+                        report(CLIError.importLine(for: error))
                         if case .duplicate = error {} else { failed = .library(error) }
                     }
                 }
@@ -128,6 +140,10 @@ enum LibraryCommand {
                 _ = try options.finish()
                 if repair {
                     let changes = try await library.synchronize()
+                    // What the repair could not take (a damaged file dropped into the folders) is
+                    // named as an opening names it: without it, "0 added" and a later `verify`
+                    // saying "1 files not in the index" would leave the user looking for which.
+                    await reportSkipped(library)
                     output(L("verify: index repaired: %@ added, %@ removed", String(changes.added), String(changes.removed)))
                 } else {
                     let differences = try await library.differences()
@@ -153,10 +169,16 @@ enum LibraryCommand {
         let location = ProcessInfo.processInfo.environment["PINHOLE_LIBRARY"].map { LibraryLocation(folder: $0) } ?? .user
         let library: PhotoLibrary
         do { library = try await PhotoLibrary(location: location, synchronize: synchronize) } catch { throw .library(error) }
-        for file in await library.skippedFiles {
-            FileHandle.standardError.write(Data("pinhole: \(readable(CLIError.skippedLine(for: file)))\n".utf8))
-        }
+        await reportSkipped(library)
         return library
+    }
+
+    /// Names on standard error, one line each, the files in the library's folders that its last
+    /// reconcile (at opening, or `synchronize`) did not take as they are.
+    static func reportSkipped(_ library: PhotoLibrary) async {
+        for file in await library.skippedFiles {
+            report(CLIError.skippedLine(for: file))
+        }
     }
 
     /// The freedesktop size named by --size.

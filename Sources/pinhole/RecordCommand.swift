@@ -51,12 +51,14 @@ enum RecordCommand {
         MovieWriter.keepFreedMemory()
         // Sound from the microphone asked for, else the default one, looked up before the camera
         // opens (a wrong --audio name must not start the camera); without one (no sound server,
-        // no microphone), the movie is silent and we say why.
+        // no microphone), the movie is silent and we say why once it is recording: a run that
+        // fails before (a wrong --device, a name taken) says only what failed.
         var microphone: Microphone?
+        var silentBecause: CaptureError?
         if !noAudio {
             do throws(CaptureError) { microphone = try Microphone.microphone(withID: audioSource) } catch {
-                if audioSource != nil { throw .capture(error) }
-                withoutSound(error)
+                if let audioSource { throw .audioUnavailable(source: audioSource, error) }
+                silentBecause = error
             }
         }
         let device = try SnapCommand.pickDevice(id: deviceID, position: .unspecified)
@@ -101,7 +103,7 @@ enum RecordCommand {
                 sound = output
                 movie.recordSound(from: output)
             } catch {
-                if audioSource != nil { throw .capture(error) }
+                if let audioSource { throw .audioUnavailable(source: audioSource, error) }
                 withoutSound(error)
             }
         }
@@ -123,6 +125,7 @@ enum RecordCommand {
                 throw .capture(error)
             }
         }
+        if let silentBecause { withoutSound(silentBecause) }
 
         // Ctrl-C and SIGTERM finish the file instead of killing the process (unblocked first: a
         // parent may have started us with them blocked, as test runners do).
@@ -190,8 +193,11 @@ enum RecordCommand {
                 _ = try await library.performChanges { $0.createAsset(fromVideoFile: path, moving: true) }
             } catch {
                 output(path)
+                await library.stopBackgroundThumbnails()
                 throw .library(error)
             }
+            // Thumbnails the opening started for files it found new: none left half-written at exit.
+            await library.stopBackgroundThumbnails()
         }
         output(path)
     }
@@ -232,7 +238,7 @@ enum RecordCommand {
         case .noSoundServer, .soundServerNotResponding, .noMicrophone: true
         default: false
         }
-        FileHandle.standardError.write(Data((saysSo ? text : L("Recording without sound: %@", text)).utf8 + [10]))
+        FileHandle.standardError.write(Data((oneLine(saysSo ? text : L("Recording without sound: %@", text)) + "\n").utf8))
     }
 
     /// The stream format: the size asked (else the largest up to 1080p at ≥ 24 fps: what two cores

@@ -37,6 +37,15 @@ enum SnapCommand {
         let warmupOption = try arguments.integer("--warmup", range: 0...300)
         let output = try arguments.option("-o", "--output")
         _ = try arguments.finish()
+        // An existing file is never replaced: a photo goes beside it as "NAME (2)". A device or a
+        // pipe named by -o (/dev/null, /dev/stdout, a FIFO) is no such file: a photo beside it
+        // would be a surprise in /dev, so it is refused before the camera starts.
+        if let output {
+            var info = stat()
+            if stat(output, &info) == 0, info.st_mode & S_IFMT != S_IFREG, info.st_mode & S_IFMT != S_IFDIR {
+                throw .cannotWrite(path: output, failure: .notRegularFile)
+            }
+        }
 
         guard let format = PhotoSettings.Format(rawValue: formatText.lowercased()) else { throw .usage(L("--format must be jpeg, png or heif, not '%@'", formatText)) }
         guard let flash = PhotoSettings.FlashMode(rawValue: flashText.lowercased()) else { throw .usage(L("--flash must be off, on or auto, not '%@'", flashText)) }
@@ -110,10 +119,14 @@ enum SnapCommand {
                 do {
                     pinhole.output(try await library.addPhoto(data: photo.fileDataRepresentation(), name: "the photo").path)
                 } catch {
+                    await library.stopBackgroundThumbnails()
                     throw .library(error)
                 }
             }
         }
+        // Opening the library may have started thumbnails of files found new: none is left
+        // half-written when the process exits.
+        await library?.stopBackgroundThumbnails()
     }
 
     /// The camera asked for, the default one, or the test camera. When no real camera can be

@@ -29,7 +29,8 @@ let (arguments, displayNames): ([String], [String: String]) = {
         let fd = open(raw, 0o10_000_000 /* O_PATH, hidden from Swift without _GNU_SOURCE */ | O_CLOEXEC)
         guard fd >= 0 else {
             // Not an existing file (a name to create, a typo): it cannot be kept as given.
-            FileHandle.standardError.write(Data(("pinhole: " + L("argument '%@' is not valid UTF-8 and names no existing file; use a UTF-8 name. See `pinhole --help`.", repaired) + "\n").utf8))
+            // Not `report`: it reads `displayNames`, which this is still making.
+            FileHandle.standardError.write(Data(("pinhole: " + oneLine(L("argument '%@' is not valid UTF-8 and names no existing file; use a UTF-8 name. See `pinhole --help`.", repaired)) + "\n").utf8))
             exit(ExitCode.usage)
         }
         texts.append("/proc/self/fd/\(fd)")
@@ -45,9 +46,9 @@ func readable(_ text: String) -> String {
     displayNames.reduce(text) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
 }
 
-/// Prints the error's one line and exits with its code.
+/// Prints the error's one line (`report`) and exits with its code.
 func fail(_ error: CLIError) -> Never {
-    if case .reported = error {} else { FileHandle.standardError.write(Data("pinhole: \(readable(error.message))\n".utf8)) }
+    if case .reported = error {} else { report(error.message) }
     exit(error.exitCode)
 }
 
