@@ -87,6 +87,7 @@ extension CameraModel {
         }
         do {
             let ids = try await Self.addVideo(summary.path, to: library)
+            if !ids.isEmpty { Marks.mark(.videoSaved) }
             if let id = ids.first, let asset = try await library.asset(id: id) {
                 newestItem = asset.path
                 newestThumbnail = try? await library.thumbnail(for: id, size: .normal)
