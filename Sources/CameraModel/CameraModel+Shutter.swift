@@ -46,7 +46,8 @@ extension CameraModel {
             } else {
                 switch mode {
                 case .photo: takePhotoAfterCountdown(count: 1, evenWhileQuitting: true)
-                case .video: if !isRecording { startRecordingWork() }
+                // A recording is not started by a quitting app: nothing would stop it.
+                case .video: if !isRecording && !isQuitting { startRecordingWork() }
                 }
             }
         }

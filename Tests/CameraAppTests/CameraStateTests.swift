@@ -279,4 +279,27 @@ struct CameraStateTests {
             #expect(await rig.previewRuns(), "\(rig.model.screen)")
         }
     }
+
+    @Test("quit just after a recording is asked for (Space in video mode, or a script's record while the camera starts): the recording is not left running, so the quit ends (the monkey's seed 7, step 24: the app never exited)")
+    func quitJustAfterRecord() async throws {
+        try await withRig { rig in
+            #expect(await rig.previewRuns(), "\(rig.model.screen)")
+            rig.model.setMode(.video)
+            rig.model.shutter()
+            rig.model.shutDown()
+            #expect(await rig.until { !rig.model.work.isBusy }, "still in flight: \(rig.model.work.running)")
+            #expect(!rig.model.isRecording)
+        }
+        try await withRig { rig in
+            #expect(await rig.previewRuns(), "\(rig.model.screen)")
+            rig.model.setMode(.video)
+            rig.model.setCameraVisible(false)
+            #expect(await rig.until { rig.model.screen == .released }, "\(rig.model.screen)")
+            rig.model.setCameraVisible(true)
+            rig.model.shutterWhenReady()
+            rig.model.shutDown()
+            #expect(await rig.until { !rig.model.work.isBusy }, "still in flight: \(rig.model.work.running)")
+            #expect(!rig.model.isRecording)
+        }
+    }
 }
