@@ -46,6 +46,7 @@ struct MonkeyPlan: CustomStringConvertible {
         return MonkeyPlan(seed: seed, actions: environment["PINHOLE_MONKEY_ACTIONS"].flatMap { Int($0) } ?? ciActions, seconds: nil)
     }
 
+    /// The plan as the log says it: "seed 1, 150 actions".
     var description: String {
         "seed \(seed), " + [actions.map { "\($0) actions" }, seconds.map { "\(Int($0)) s" }].compactMap { $0 }.joined(separator: " or ")
     }
@@ -53,23 +54,29 @@ struct MonkeyPlan: CustomStringConvertible {
 
 /// What a person can do to the camera app, each a step of the monkey (`Monkey.perform`).
 enum MonkeyAction: String, CaseIterable {
+    /// The camera page's: Space or Enter, D-Bus take-photo and record, B, T, Escape, V or the mode
+    /// action, P, C, filters, flash, G.
     case shutter, takePhoto, record, burst, timer, cancelTimer, mode, pause, switchCamera, filter, flash, grid
+    /// The gallery and the viewer: Ctrl+G, a filter, Alt+Left, show-camera, a double-click on the
+    /// first cell, arrows, zoom, F, K and seeking, the properties, Ctrl+C.
     case gallery, galleryFilter, back, showCamera, openViewer, viewerStep, viewerZoom, favourite, playPause, info, copy
+    /// Delete in the viewer or on the gallery's selection, Undo, Recently Deleted, Restore, Empty Trash.
     case deleteItem, deleteSelection, undoDelete, recentlyDeleted, restore, emptyTrash
+    /// The album actions, with their dialogs and pickers answered.
     case newAlbum, addToAlbum, removeFromAlbum, renameAlbum, deleteAlbum, chooseCover, addPhotosToAlbum
+    /// Import over D-Bus, `pinhole-camera --pick`, the Preferences window, gsettings, Save or
+    /// Discard of a photo waiting for confirmation, the shortcuts and About windows.
     case importFiles, picker, preferences, setting, confirmPhoto, shortcuts, about
+    /// The window resized and minimised (through mutter), a test camera's fault set and cleared,
+    /// Retry, quit over D-Bus and launch again.
     case resize, minimise, fault, clearFaults, retry, quitAndRelaunch
 }
 
 /// The page the monkey believes the window shows (its actions keep it; a belief that is wrong
 /// only sends a key where a person's could go too).
 enum MonkeyPage: String {
+    /// The camera, the gallery, the viewer, Recently Deleted.
     case camera, gallery, viewer, trash
-}
-
-/// A failure of the run, with the step that found it.
-struct MonkeyFailure: Error, CustomStringConvertible {
-    let description: String
 }
 
 /// Drives the running app in an `AppSession` (its own Xvfb, with mutter as the window manager,
@@ -84,9 +91,13 @@ struct MonkeyFailure: Error, CustomStringConvertible {
 /// index passes `PRAGMA integrity_check`, `pinhole library verify` finds files and rows agree,
 /// and the Trash's files and the index's trashed rows agree.
 final class Monkey {
+    /// The seed and the length of the run.
     let plan: MonkeyPlan
+    /// Every choice's source, seeded by the plan.
     private var random: SeededGenerator
+    /// The app, its display, bus and library.
     private let session: AppSession
+    /// The window manager on the session's display.
     private let mutter: BackgroundProcess
     /// What earlier app processes (before a quit and relaunch) wrote on standard error.
     private var earlierErrors = ""
@@ -94,18 +105,21 @@ final class Monkey {
     private var scanned = 0
     /// The step now running (0 before the first).
     private(set) var step = 0
+    /// The page the monkey believes shown.
     private var page = MonkeyPage.camera
     /// Faults set on the test cameras and not yet cleared.
     private var faults: Set<String> = []
-    /// Files the monkey made to import (each new), and how many.
+    /// How many new files the monkey made to import.
     private var importsMade = 0
     /// Names the monkey saw deleted for good by Empty Trash (no longer anywhere).
     private var deletedForGood: [String] = []
+    /// Album names given so far ("Album N").
     private var albumsMade = 0
     /// Actions done, by kind.
     private(set) var counts: [MonkeyAction: Int] = [:]
     /// Failures found, each naming its step.
     private(set) var failures: [String] = []
+    /// When the run began.
     private let started = Date()
     /// Photos and videos the app has said it saved so far (its benchmark lines), for the log.
     private var saidSaved = (photos: 0, videos: 0)
@@ -186,8 +200,25 @@ final class Monkey {
         return .takePhoto
     }
 
+    /// Weights given in `PINHOLE_MONKEY_WEIGHTS` ("quitAndRelaunch=10,record=6"): to chase a
+    /// finding, its actions made likelier (or others 0); they replace the usual weight where the
+    /// action makes sense.
+    private let chosenWeights: [MonkeyAction: Int] = Dictionary(
+        (ProcessInfo.processInfo.environment["PINHOLE_MONKEY_WEIGHTS"] ?? "").split(separator: ",").compactMap { pair in
+            let parts = pair.split(separator: "=")
+            guard parts.count == 2, let action = MonkeyAction(rawValue: String(parts[0])), let weight = Int(parts[1]) else { return nil }
+            return (action, weight)
+        }, uniquingKeysWith: { $1 })
+
     /// How often `action` is chosen now (0: not now).
     private func weight(_ action: MonkeyAction) -> Int {
+        let usual = usualWeight(action)
+        guard usual > 0, let chosen = chosenWeights[action] else { return usual }
+        return chosen
+    }
+
+    /// The usual weight of `action` on the page the monkey believes shown (0: not now).
+    private func usualWeight(_ action: MonkeyAction) -> Int {
         let camera = page == .camera, gallery = page == .gallery, viewer = page == .viewer, trash = page == .trash
         switch action {
         case .shutter: return camera ? 14 : 0
@@ -651,17 +682,35 @@ final class Monkey {
     private func quitAndRelaunch() throws -> String {
         guard let app = session.app else { return "no app" }
         try session.action("quit")
-        let status = app.waitForExit(seconds: 120)
+        let status = quitStatus(app, patience: 120)
         earlierErrors += app.errors
         digest(String(decoding: app.errors.utf8.dropFirst(scanned), as: UTF8.self))
         scanned = 0
-        if status != 0 { fail("the app exited \(status.map(String.init) ?? "not within 120 s") after app.quit: \(app.errors.suffix(800))") }
+        if let status, status != 0 { fail("the app exited \(status) after app.quit: \(app.errors.suffix(800))") }
         session.forgetApp()
         faults = []
         try session.launch()
         launches += 1
         page = .camera
         return "exit \(status.map(String.init) ?? "none"), relaunched"
+    }
+
+    /// The exit status of the app told to quit, waiting up to `patience` seconds; nil if it did
+    /// not exit, after saying why: its threads (with `PINHOLE_MONKEY_BACKTRACE=1` and gdb), and
+    /// the work in flight it names when two SIGTERMs cut its quit short.
+    private func quitStatus(_ app: BackgroundProcess, patience: Double) -> Int32? {
+        if waitFor(seconds: patience, { app.hasExited }) { return app.waitForExit(seconds: 1) }
+        if ProcessInfo.processInfo.environment["PINHOLE_MONKEY_BACKTRACE"] == "1", FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb"),
+           let trace = try? runTool("/usr/bin/gdb", ["-p", String(app.pid), "-batch", "-ex", "thread apply all bt"]) {
+            log("the app's threads, hung in its quit:\n" + trace.stdout)
+        }
+        kill(app.pid, SIGTERM)
+        usleep(1_000_000)
+        kill(app.pid, SIGTERM)
+        _ = waitFor(seconds: 20) { app.hasExited }
+        let said = app.errors.split(separator: "\n").filter { $0.hasPrefix("pinhole-camera: ") }.suffix(10)
+        fail("the app did not exit within \(Int(patience)) s of app.quit; after two SIGTERMs its last words were: \(said.joined(separator: " | "))")
+        return nil
     }
 
     // MARK: Checks
@@ -713,10 +762,10 @@ final class Monkey {
             let errors = app.errors
             scanCriticals(String(decoding: errors.utf8.dropFirst(scanned), as: UTF8.self), source: "the app")
             try session.action("quit")
-            let status = app.waitForExit(seconds: 180)
+            let status = quitStatus(app, patience: 180)
             earlierErrors += app.errors
             scanCriticals(String(decoding: app.errors.utf8.dropFirst(errors.utf8.count), as: UTF8.self), source: "the app while quitting")
-            if status != 0 { fail("the app exited \(status.map(String.init) ?? "not within 180 s") after app.quit: \(app.errors.suffix(800))") }
+            if let status, status != 0 { fail("the app exited \(status) after app.quit: \(app.errors.suffix(800))") }
             session.forgetApp()
         }
         let errors = earlierErrors
