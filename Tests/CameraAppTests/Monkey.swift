@@ -170,6 +170,7 @@ final class Monkey {
             if let actions = plan.actions, step >= actions { break }
             if let seconds = plan.seconds, Date().timeIntervalSince(started) >= seconds { break }
             step += 1
+            try tidy()
             let action = choose()
             counts[action, default: 0] += 1
             let begun = Date()
@@ -377,7 +378,11 @@ final class Monkey {
             try session.action("new-album")
             albumsMade += 1
             let name = "Album \(albumsMade)"
-            return try answerNameDialog("^New Album$", with: name, clearing: false) ? name : "no dialog"
+            guard try answerNameDialog("^New Album$", with: name, clearing: false, patience: patience) else {
+                fail("no New Album dialog after app.new-album")
+                return ""
+            }
+            return name
         case .addToAlbum:
             guard let name = try albumNames().randomElement(using: &random) else { return "no album" }
             if page == .gallery { try session.click(x: 100, y: 130) }
@@ -390,7 +395,7 @@ final class Monkey {
             try session.action("rename-album")
             albumsMade += 1
             let name = "Album \(albumsMade)"
-            return try answerNameDialog("^Rename Album$", with: name, clearing: true) ? name : "no dialog (no album shown)"
+            return try answerNameDialog("^Rename Album$", with: name, clearing: true, patience: 5) ? name : "no dialog (no album shown)"
         case .deleteAlbum:
             try session.action("delete-album")
             guard waitFor(seconds: 5, { session.windowID(named: "^Delete Album") != nil }) else { return "no dialog (no album shown)" }
@@ -411,7 +416,7 @@ final class Monkey {
             return try runPicker()
         case .preferences:
             try session.action("preferences")
-            guard waitFor(seconds: 20, { session.windowID(named: "^Preferences$") != nil }) else {
+            guard waitFor(seconds: patience, { session.windowID(named: "^Preferences$") != nil }) else {
                 fail("no Preferences window after app.preferences")
                 return ""
             }
@@ -429,7 +434,7 @@ final class Monkey {
             return choice
         case .shortcuts:
             try pressKey("ctrl+question")
-            if waitFor(seconds: 10, { session.windowID(named: "^Keyboard shortcuts$") != nil }) {
+            if waitFor(seconds: patience, { session.windowID(named: "^Keyboard shortcuts$") != nil }) {
                 try closeWindow("^Keyboard shortcuts$")
             } else {
                 fail("no window titled Keyboard shortcuts after Ctrl+?")
@@ -508,6 +513,19 @@ final class Monkey {
 
     // MARK: Helpers
 
+    /// The app's own dialogs and windows an action opens and closes (New Album, Preferences…).
+    static let dialogs = "^(New Album|Rename Album|Delete Album.*|Choose the Cover of.*|Choose Photos or Videos|Preferences|About.*|Keyboard shortcuts)$"
+
+    /// Closes a dialog an earlier action left open (one that came after the action stopped
+    /// waiting for it, on a slow machine), as a person would before going on, and says so.
+    private func tidy() throws {
+        guard let left = session.windowID(named: Monkey.dialogs) else { return }
+        let name = (try? runTool("xdotool", ["getwindowname", left], environment: ["DISPLAY": session.display]))?.stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+        log("a window left open: \(name); closed with Escape")
+        try closeWindow("^" + NSRegularExpression.escapedPattern(for: name) + "$")
+    }
+
     /// The albums in the index.
     private func albumNames() throws -> [String] {
         try AppSuites.GalleryTests.index(session, "SELECT name FROM albums ORDER BY name").split(separator: "\n").map(String.init)
@@ -539,9 +557,10 @@ final class Monkey {
     }
 
     /// Answers the dialog titled `title` (a regular expression) asking for a name: types `name`
-    /// (over the whole text with `clearing`) and Enter. False when no such dialog came.
-    private func answerNameDialog(_ title: String, with name: String, clearing: Bool) throws -> Bool {
-        guard waitFor(seconds: 5, { session.windowID(named: title) != nil }) else { return false }
+    /// (over the whole text with `clearing`) and Enter, or Escape. False when no such dialog came
+    /// within `patience` seconds.
+    private func answerNameDialog(_ title: String, with name: String, clearing: Bool, patience: Double) throws -> Bool {
+        guard waitFor(seconds: patience, { session.windowID(named: title) != nil }) else { return false }
         if clearing { try pressKey("ctrl+a", window: title) }
         try type(name, window: title)
         if chance(0.15) {
@@ -665,7 +684,7 @@ final class Monkey {
         let window = try #require(session.windowID())
         let x = ["DISPLAY": session.display]
         _ = try runTool("xdotool", ["windowminimize", window], environment: x)
-        let hidden = waitFor(seconds: 10) { isMinimised(window) }
+        let hidden = waitFor(seconds: patience) { isMinimised(window) }
         var detail = hidden ? "minimised" : "did not minimise"
         if !hidden { fail("the window did not minimise through mutter (WM_STATE not Iconic)") }
         usleep(UInt32(number(300...3000)) * 1000)
