@@ -21,7 +21,9 @@ extension CameraModel {
     /// Starts a recording into the library's videos folder, with sound from the chosen (or
     /// default) microphone when there is one; `ticket` is kept until `finishRecording` ends it.
     private func startRecording(_ ticket: WorkInFlight.Ticket) async {
-        guard screen == .preview, !isDisconnected, recordingPhase == .idle else { return }
+        // Quitting began after the shutter, before this ran: the quit's stop found nothing to
+        // stop, so nothing starts (a recording started now would run on and hold the quit).
+        guard screen == .preview, !isDisconnected, recordingPhase == .idle, !isQuitting else { return }
         assert(!ticket.isEnded, "a recording starts outside its work in flight")
         recordingPhase = .starting
         stopWhenStarted = false
@@ -51,7 +53,8 @@ extension CameraModel {
         isRecordingPaused = false
         isRecordingRolling = true
         inhibitsSuspend = true
-        if stopWhenStarted { await stopRecording() }
+        // Stopped while it started, or quitting began meanwhile: it ends now (and is saved).
+        if stopWhenStarted || isQuitting { await stopRecording() }
     }
 
     /// Stops the recording, finishes the file and adds it to the library (a recording still
@@ -87,6 +90,7 @@ extension CameraModel {
         }
         do {
             let ids = try await Self.addVideo(summary.path, to: library)
+            if !ids.isEmpty { Marks.mark(.videoSaved) }
             if let id = ids.first, let asset = try await library.asset(id: id) {
                 newestItem = asset.path
                 newestThumbnail = try? await library.thumbnail(for: id, size: .normal)

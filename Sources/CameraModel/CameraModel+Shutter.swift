@@ -46,7 +46,8 @@ extension CameraModel {
             } else {
                 switch mode {
                 case .photo: takePhotoAfterCountdown(count: 1, evenWhileQuitting: true)
-                case .video: if !isRecording { startRecordingWork() }
+                // A recording is not started by a quitting app: nothing would stop it.
+                case .video: if !isRecording && !isQuitting { startRecordingWork() }
                 }
             }
         }
@@ -96,9 +97,11 @@ extension CameraModel {
     /// saved (or held for confirmation).
     private func capture(count: Int, ticket: WorkInFlight.Ticket) {
         isCapturing = true
-        Task {
-            for _ in 0..<count {
-                guard screen == .preview else { break }
+        captureTask = Task {
+            for index in 0..<count {
+                // The rest of a burst is not taken once the camera page is left (its camera is let
+                // go after the photo being taken).
+                guard screen == .preview, index == 0 || wantsCamera else { break }
                 await takePhoto(ticket)
             }
             isCapturing = false

@@ -114,6 +114,8 @@ public final class CameraModel {
     @ObservationIgnored var recordingTicket: WorkInFlight.Ticket?
     @ObservationIgnored var saidNoMicrophone = false
     @ObservationIgnored var countdownTask: Task<Void, Never>?
+    /// The photos being taken (one, or a burst), until the last is saved.
+    @ObservationIgnored var captureTask: Task<Void, Never>?
     @ObservationIgnored var retryTask: Task<Void, Never>?
     @ObservationIgnored private var watchers: [Task<Void, Never>] = []
     @ObservationIgnored var wantsCamera = true
@@ -209,7 +211,12 @@ public final class CameraModel {
             countdownTask?.cancel()
             retryTask?.cancel()
             generation += 1
+            // A photo being taken is finished first: the camera let go under it lost it.
+            let photos = captureTask
             Task {
+                await photos?.value
+                // Shown again meanwhile: the camera is wanted (and was opened again).
+                guard !wantsCamera else { return }
                 await capture.stop()
                 if !wantsCamera { screen = .released }
             }

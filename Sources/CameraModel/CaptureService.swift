@@ -47,14 +47,55 @@ actor CaptureService {
         cameraSource.cameras(includeTest)
     }
 
-    /// Makes `device` the session's input streaming `wanted` (else the default preset), and starts it.
+    /// Makes `device` the session's input streaming `wanted` (else the default preset), and starts
+    /// it, once the photos being taken are done (a camera switched under a photo lost it).
     func open(_ device: CaptureDevice, wanted: VideoMode?) async -> Result<Void, CaptureError> {
-        await CameraModel.open(device, wanted: wanted, in: session)
+        opens += 1
+        await waitUntil { !changing && photosTaking == 0 }
+        changing = true
+        defer {
+            changing = false
+            wake()
+        }
+        return await CameraModel.open(device, wanted: wanted, in: session)
     }
 
-    /// Stops the session (the camera and its light go off).
+    /// Stops the session (the camera and its light go off), once the photos being taken are done:
+    /// the camera page left under a photo (the gallery opened, the window minimised) lost it.
+    /// A stop overtaken by an `open` while it waited does nothing: the camera is wanted again.
     func stop() async {
+        let asked = opens
+        await waitUntil { !changing && photosTaking == 0 }
+        guard asked == opens else { return }
+        changing = true
+        defer {
+            changing = false
+            wake()
+        }
         await session.stop()
+    }
+
+    // MARK: The session's changes and the photos in between
+
+    /// Whether `open` or `stop` is under way (the actor is reentrant: each awaits the session).
+    private var changing = false
+    /// How many `open`s have been asked for (a stop asked for before the last one is dropped).
+    private var opens = 0
+    /// Photos being taken now.
+    private var photosTaking = 0
+    /// Calls waiting for the session to settle or the photos to be done (`waitUntil`).
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    /// Returns once `condition` holds, checked again each time the session settles or a photo is done.
+    private func waitUntil(_ condition: () -> Bool) async {
+        while !condition() { await withCheckedContinuation { waiters.append($0) } }
+    }
+
+    /// An `open`, a `stop` or a photo is done: whoever waits looks again.
+    private func wake() {
+        let waiting = waiters
+        waiters = []
+        for waiter in waiting { waiter.resume() }
     }
 
     /// Makes the running session stream `mode` on `camera` (nil: the default preset); the error
@@ -98,6 +139,13 @@ actor CaptureService {
     /// runs under the shutter press's `ticket` (as every write path: see `WorkInFlight`).
     func takePhoto(_ settings: PhotoSettings, filter: LiveFilter, under ticket: WorkInFlight.Ticket) async -> Result<[UInt8], CaptureError> {
         await Self.check(ticket, "a photo is taken")
+        // Not while the session starts or stops: a photo asked for then found it not running.
+        await waitUntil { !changing }
+        photosTaking += 1
+        defer {
+            photosTaking -= 1
+            wake()
+        }
         do throws(CaptureError) {
             let photo = try await photos.capturePhoto(with: settings)
             return .success(try CameraModel.filtered(photo, filter))

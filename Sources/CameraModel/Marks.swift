@@ -18,6 +18,8 @@ public enum Mark: Sendable, Equatable {
     case preview(PreviewCounts)
     /// A photo was saved into the library.
     case photoSaved
+    /// A finished recording was added to the library.
+    case videoSaved
     /// The gallery page was asked for.
     case galleryOpen
     /// The gallery's grid followed a change of its items.
@@ -64,6 +66,7 @@ public enum Mark: Sendable, Equatable {
         case .previewStart: "preview-start"
         case .preview: "preview"
         case .photoSaved: "photo-saved"
+        case .videoSaved: "video-saved"
         case .galleryOpen: "gallery-open"
         case .gallerySplice: "gallery-splice"
         case .galleryFrame: "gallery-frame"
@@ -100,7 +103,7 @@ public enum Mark: Sendable, Equatable {
             return [("time", time), ("cells", Int64(cells))]
         case let .viewerDecoded(longest):
             return [("time", time), ("longest", Int64(longest))]
-        case .firstFrame, .previewResumed, .previewCleared, .photoSaved, .galleryOpen, .galleryItemShown,
+        case .firstFrame, .previewResumed, .previewCleared, .photoSaved, .videoSaved, .galleryOpen, .galleryItemShown,
              .galleryItemThumbnail, .viewerOpen, .viewerDrawn, .viewerSettled:
             return [("time", time)]
         }

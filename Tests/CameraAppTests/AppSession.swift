@@ -99,6 +99,10 @@ final class AppSession: @unchecked Sendable {
         return status
     }
 
+    /// Forgets an app process that has exited (what it wrote already read), so `launch` can
+    /// start another in the same session.
+    func forgetApp() { app = nil }
+
     /// The window's title as xdotool looks for it (a regular expression).
     private(set) var title = "^Camera$"
 

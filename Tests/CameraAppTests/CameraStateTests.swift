@@ -219,4 +219,87 @@ struct CameraStateTests {
             #expect(rig.model.camera?.isConnected == true && other.front.isConnected == false)
         }
     }
+
+    /// What the model said while `body` ran: the photos saved and the toasts.
+    @MainActor
+    final class Said {
+        var saved: [String] = []
+        var toasts: [String] = []
+    }
+
+    @Test("the shutter pressed and the camera page left at once (the gallery opened, the window minimised): the photo is still taken and saved, then the camera is let go (the monkey's seed 3, step 2)")
+    func photoInFlightWhenHidden() async throws {
+        try await withRig { rig in
+            let said = Said()
+            let watch = rig.model.events.subscribe { event in
+                switch event {
+                case let .photoSaved(path): said.saved.append(path)
+                case let .toast(text): said.toasts.append(text)
+                default: break
+                }
+            }
+            defer { watch.cancel() }
+            #expect(await rig.previewRuns(), "\(rig.model.screen)")
+            rig.model.shutter()
+            rig.model.setCameraVisible(false)
+            #expect(await rig.until { said.saved.count == 1 || !said.toasts.isEmpty }, "neither saved nor said")
+            #expect(said.saved.count == 1 && said.toasts.isEmpty, "\(said.toasts)")
+            #expect(await rig.until { rig.model.screen == .released && !rig.model.isCameraRunning }, "\(rig.model.screen)")
+            // Shown again, the shutter, hidden and shown again at once: the photo is saved and the preview runs.
+            rig.model.setCameraVisible(true)
+            #expect(await rig.previewRuns(), "\(rig.model.screen)")
+            rig.model.shutter()
+            rig.model.setCameraVisible(false)
+            rig.model.setCameraVisible(true)
+            #expect(await rig.until { said.saved.count == 2 || !said.toasts.isEmpty }, "neither saved nor said")
+            #expect(said.saved.count == 2 && said.toasts.isEmpty, "\(said.toasts)")
+            #expect(await rig.previewRuns(), "\(rig.model.screen)")
+            #expect(rig.model.isCameraRunning)
+        }
+    }
+
+    @Test("hidden and shown again at once, a script's take-photo (shutterWhenReady) takes its photo once the camera runs again, not on the camera being let go (the monkey's seed 2)")
+    func shutterWhileReleasing() async throws {
+        try await withRig { rig in
+            let said = Said()
+            let watch = rig.model.events.subscribe { event in
+                switch event {
+                case let .photoSaved(path): said.saved.append(path)
+                case let .toast(text): said.toasts.append(text)
+                default: break
+                }
+            }
+            defer { watch.cancel() }
+            #expect(await rig.previewRuns(), "\(rig.model.screen)")
+            rig.model.setCameraVisible(false)
+            rig.model.setCameraVisible(true)
+            rig.model.shutterWhenReady()
+            #expect(await rig.until { said.saved.count == 1 || !said.toasts.isEmpty }, "neither saved nor said")
+            #expect(said.saved.count == 1 && said.toasts.isEmpty, "\(said.toasts)")
+            #expect(await rig.previewRuns(), "\(rig.model.screen)")
+        }
+    }
+
+    @Test("quit just after a recording is asked for (Space in video mode, or a script's record while the camera starts): the recording is not left running, so the quit ends (the monkey's seed 7, step 24: the app never exited)")
+    func quitJustAfterRecord() async throws {
+        try await withRig { rig in
+            #expect(await rig.previewRuns(), "\(rig.model.screen)")
+            rig.model.setMode(.video)
+            rig.model.shutter()
+            rig.model.shutDown()
+            #expect(await rig.until { !rig.model.work.isBusy }, "still in flight: \(rig.model.work.running)")
+            #expect(!rig.model.isRecording)
+        }
+        try await withRig { rig in
+            #expect(await rig.previewRuns(), "\(rig.model.screen)")
+            rig.model.setMode(.video)
+            rig.model.setCameraVisible(false)
+            #expect(await rig.until { rig.model.screen == .released }, "\(rig.model.screen)")
+            rig.model.setCameraVisible(true)
+            rig.model.shutterWhenReady()
+            rig.model.shutDown()
+            #expect(await rig.until { !rig.model.work.isBusy }, "still in flight: \(rig.model.work.running)")
+            #expect(!rig.model.isRecording)
+        }
+    }
 }

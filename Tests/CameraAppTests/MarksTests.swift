@@ -15,7 +15,7 @@ struct MarksTests {
         let lines: [(Mark, String)] = [
             (.firstFrame, "first-frame 77"), (.previewResumed, "preview-resumed 77"), (.previewCleared, "preview-cleared 77"),
             (.previewStart(counts), "preview-start 12 3 20 5"), (.preview(counts), "preview 12 3 20 5"),
-            (.photoSaved, "photo-saved 77"), (.galleryOpen, "gallery-open 77"),
+            (.photoSaved, "photo-saved 77"), (.videoSaved, "video-saved 77"), (.galleryOpen, "gallery-open 77"),
             (.gallerySplice(inserted: 4, removed: 1), "gallery-splice 77 4 1"),
             (.galleryFrame(start: 70, top: 120.4, height: 9000.6, viewport: 650, firstVisible: 8), "gallery-frame 70 77 120 9001 650 8"),
             (.galleryFrame(start: 70, top: 0, height: 0, viewport: 650, firstVisible: nil), "gallery-frame 70 77 0 0 650 -1"),

@@ -87,6 +87,8 @@ struct VideoTests {
         #expect(saysPause, "the play button does not say Pause while playing (at \(now) s of \(length))")
         // The shortcuts window (Ctrl+?) says so.
         try session.key("ctrl+question")
+        // Titled (untitled, window lists named it "pinhole-camera": the monkey's seed 3, step 93).
+        #expect(waitFor(seconds: 30) { session.windowID(named: "^Keyboard shortcuts$") != nil }, "no window titled Keyboard shortcuts")
         #expect(try AppStateTests.shows(session, "Play or pause a video"))
         #expect(try AppStateTests.shows(session, "Back or forward 5 seconds in a video"))
         print("video seek: paused at \(paused) s, sought to \(positions) s, K played on to \(playing) s")

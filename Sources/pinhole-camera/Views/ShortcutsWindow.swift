@@ -25,7 +25,7 @@ enum ShortcutsWindow {
             """
         }.joined()
         let xml = """
-        <interface><object class="GtkShortcutsWindow" id="help_overlay"><property name="modal">1</property>
+        <interface><object class="GtkShortcutsWindow" id="help_overlay"><property name="modal">1</property><property name="title">\(escape(L("Keyboard shortcuts")))</property>
         <child><object class="GtkShortcutsSection"><property name="section-name">camera</property>
         <child><object class="GtkShortcutsGroup"><property name="title">\(escape(L("Camera")))</property>\(items)</object></child>
         </object></child></object></interface>

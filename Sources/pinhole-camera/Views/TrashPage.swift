@@ -92,7 +92,11 @@ final class TrashPage {
         adw_action_row_add_prefix(cast(row), picture)
         if item.asset.mediaType == .photo {
             let path = item.trashedPath
+            // Held until the thumbnail comes: a window destroyed meanwhile (a quit just after
+            // Recently Deleted opened) freed the picture under it (Gtk-CRITICAL, found by the monkey).
+            let keep = g_object_ref(UnsafeMutableRawPointer(picture))
             Task {
+                defer { g_object_unref(keep) }
                 guard let texture = await decodedTexture(ofFile: path, longestSide: 96) else { return }
                 gtk_picture_set_paintable(cast(picture), cast(texture))
                 g_object_unref(UnsafeMutableRawPointer(texture))
