@@ -3,25 +3,6 @@ import Glibc
 import Testing
 import TestSupport
 
-/// A seeded pseudo-random generator (SplitMix64): one seed, one sequence of choices, on every
-/// machine and toolchain (the standard library's generator is neither seedable nor stable).
-struct SeededGenerator: RandomNumberGenerator {
-    /// The generator's state.
-    private var state: UInt64
-
-    /// A generator whose sequence is decided by `seed`.
-    init(seed: UInt64) { state = seed }
-
-    /// The next 64 pseudo-random bits.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// How long a monkey runs and with which seed: `PINHOLE_MONKEY_SEED` (default 1), and either
 /// `PINHOLE_MONKEY_SECONDS` (a run of that length, as `scripts/monkey` asks for) or
 /// `PINHOLE_MONKEY_ACTIONS` (default `ciActions`, CI's fixed count).

@@ -59,20 +59,6 @@ func mediaError<T>(_ body: () throws(MediaError) -> T, sourceLocation: SourceLoc
     }
 }
 
-/// A deterministic pseudo-random generator (SplitMix64) for the fuzz tests.
-struct SplitMix64: RandomNumberGenerator {
-    /// The state.
-    var state: UInt64
-    /// The next 64 random bits.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 // MARK: - Orientation
 
 /// `ExifOrientation`: the angle and mirroring mapping and its errors.
@@ -537,7 +523,7 @@ struct EXIFRobustnessTests {
         expectCorrupt("EXIF", "tag 0x0002 in GPS IFD") { () throws(MediaError) in try ExifPayload.removingLocation(from: farLatitude) }
         let manyEntries = try patch(payload, after: Array("Exif\0\0MM\0*\0\0\0\u{8}".utf8), with: 0xFFFF_0000)
         expectCorrupt("EXIF", "run past the end") { () throws(MediaError) in try ExifMetadata(exifPayload: manyEntries) }
-        var random = SplitMix64(state: 42)
+        var random = SeededGenerator(seed: 42)
         let noise = (0..<1000).map { _ in UInt8.random(in: 0...255, using: &random) }
         expectCorrupt("EXIF", "neither") { () throws(MediaError) in try ExifMetadata(exifPayload: noise) }
         expectCorrupt("EXIF", "byte order") { () throws(MediaError) in try ExifMetadata(exifPayload: ExifPayload.header + noise) }
@@ -591,7 +577,7 @@ struct EXIFRobustnessTests {
 
     @Test("fuzz: 3000 mutated EXIF payloads give a result or a MediaError, and stripping always removes GPS")
     func fuzzPayloads() throws {
-        var random = SplitMix64(state: 0x5EED_E71F)
+        var random = SeededGenerator(seed: 0x5EED_E71F)
         let originals = try TIFFByteOrder.allCases.map { try sampleMetadata().encoded(byteOrder: $0) }
         var results = 0, errors = 0
         for iteration in 0..<3000 {
@@ -632,7 +618,7 @@ struct EXIFRobustnessTests {
 
     @Test("fuzz: 2000 mutated JPEG headers give a result or a MediaError")
     func fuzzJPEGs() throws {
-        var random = SplitMix64(state: 0xC0FF_EE00)
+        var random = SeededGenerator(seed: 0xC0FF_EE00)
         let original = try JPEGExif.inserting(sampleMetadata(), into: JPEGEncoder().encode(photoLikeImage(width: 48, height: 32), quality: 60))
         let headerEnd = try #require(markerSegments(original).last { $0.marker == 0xDA }).end
         let replacement = try ExifMetadata(make: "Fuzz").encoded()

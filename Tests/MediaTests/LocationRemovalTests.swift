@@ -136,7 +136,7 @@ struct LocationRemovalTests {
     func fuzz() throws {
         let folder = try TemporaryDirectory()
         let exiftool = try ExifTool.locate()
-        var random = SplitMix64(state: 0x1_0CA7_1011)
+        var random = SeededGenerator(seed: 0x1_0CA7_1011)
         var cleaned = 0, refused = 0
         for format in ["jpg", "png", "webp", "heic"] {
             let path = folder.path("source.\(format)")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Random argument lists for `pinhole`: the real commands, subcommands and options, with values
 /// valid and not (numbers out of range, empty, very long, Unicode, control characters, paths
@@ -75,7 +76,7 @@ struct FrontDoorArguments {
     static let writing: Set<String> = ["-o", "--output", "--to"]
 
     /// A random value for `option`: one of its own most of the time, else junk or a path.
-    func value(for option: Option, _ random: inout FrontDoorRandom) -> String {
+    func value(for option: Option, _ random: inout SeededGenerator) -> String {
         switch random.int(0...9) {
         case 0...6: random.pick(option.values)
         case 7...8: random.pick(FrontDoorArguments.junk)
@@ -85,7 +86,7 @@ struct FrontDoorArguments {
 
     /// Some of `options` with values, some flags, sometimes a stray word, `--`, or an option
     /// without its value at the end.
-    func options(_ options: [Option], flags: [String], _ random: inout FrontDoorRandom) -> [String] {
+    func options(_ options: [Option], flags: [String], _ random: inout SeededGenerator) -> [String] {
         var words: [String] = []
         for _ in 0..<random.int(0...4) {
             switch random.int(0...9) {
@@ -102,15 +103,15 @@ struct FrontDoorArguments {
     }
 
     /// An identifier: of an item in the library, or of none.
-    func id(_ random: inout FrontDoorRandom) -> String {
+    func id(_ random: inout SeededGenerator) -> String {
         random.chance(0.6) && !ids.isEmpty ? random.pick(ids) : random.pick(["nope", "p0000000000000000", "", "v", "p" + String(repeating: "0", count: 500)] + FrontDoorArguments.junk)
     }
 
     /// A few identifiers (sometimes none).
-    func ids(_ random: inout FrontDoorRandom) -> [String] { (0..<random.int(0...3)).map { _ in id(&random) } }
+    func ids(_ random: inout SeededGenerator) -> [String] { (0..<random.int(0...3)).map { _ in id(&random) } }
 
     /// One random argument list.
-    func arguments(_ random: inout FrontDoorRandom) -> [String] {
+    func arguments(_ random: inout SeededGenerator) -> [String] {
         switch random.int(0...19) {
         case 0: return [random.pick(["--help", "-h", "help", "--version", "bogus", "", "SNAP", "snap\n"])] + (random.chance(0.3) ? [random.pick(FrontDoorArguments.junk)] : [])
         case 1...2: return ["devices"] + options([], flags: ["--json", "--help", "--all"], &random)
@@ -123,7 +124,7 @@ struct FrontDoorArguments {
     }
 
     /// A random `library` command.
-    func library(_ random: inout FrontDoorRandom) -> [String] {
+    func library(_ random: inout SeededGenerator) -> [String] {
         let sizes: Option = ("--size", ["normal", "large", "x-large", "xx-large", "huge", "LARGE"])
         switch random.int(0...17) {
         case 0: return options(listOptions, flags: ["--json", "--favorites"], &random)

@@ -1,36 +1,5 @@
 import Foundation
-
-/// The front-door test's random numbers: SplitMix64, so a run is the same on every machine and
-/// Swift version (the standard library's generator is neither seeded nor stable).
-struct FrontDoorRandom: RandomNumberGenerator {
-    /// The generator's state.
-    private var state: UInt64
-
-    /// A generator for run `index` of the sequence `seed`: each run has its own, so one run is
-    /// replayed alone (`PINHOLE_FRONTDOOR_ONLY`) exactly as it ran among the others.
-    init(seed: UInt64, index: Int = 0) {
-        state = seed ^ (UInt64(truncatingIfNeeded: index) &* 0x9E37_79B9_7F4A_7C15)
-        _ = next()
-    }
-
-    /// The next 64 random bits.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A whole number in `range`.
-    mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
-
-    /// True with probability `chance`.
-    mutating func chance(_ chance: Double) -> Bool { Double.random(in: 0..<1, using: &self) < chance }
-
-    /// One of `items` (not empty).
-    mutating func pick<T>(_ items: [T]) -> T { items[int(0...(items.count - 1))] }
-}
+import TestSupport
 
 /// A field of a file's structure that says how long something is (or how many there are): a PNG
 /// chunk's length, a JPEG segment's, an ISO BMFF box's size (32 or 64 bits) and its tables'
@@ -249,7 +218,7 @@ enum Mutation: CustomStringConvertible {
         case let .flipBits(bits):
             for bit in bits where bit / 8 < bytes.count { bytes[bit / 8] ^= 1 << UInt8(bit % 8) }
         case let .byteRun(offset, count, byte):
-            var random = FrontDoorRandom(seed: UInt64(offset &* 31 &+ count))
+            var random = SeededGenerator(seed: UInt64(offset &* 31 &+ count), index: 0)
             for index in offset..<min(bytes.count, offset + count) { bytes[index] = byte ?? UInt8.random(in: 0...255, using: &random) }
         case let .truncate(length):
             bytes.removeLast(max(0, bytes.count - length))
@@ -266,7 +235,7 @@ enum Mutation: CustomStringConvertible {
     /// One to three random changes to `bytes`, half of them to length fields when the file has
     /// any (the rest anywhere: a flip lands in a header as often as a parser reads one), made one
     /// after the other: the changed bytes and the changes.
-    static func random(for bytes: [UInt8], using random: inout FrontDoorRandom) -> (bytes: [UInt8], mutations: [Mutation]) {
+    static func random(for bytes: [UInt8], using random: inout SeededGenerator) -> (bytes: [UInt8], mutations: [Mutation]) {
         var changed = bytes, made: [Mutation] = []
         for _ in 0..<random.int(1...3) {
             guard changed.count > 1 else { break }

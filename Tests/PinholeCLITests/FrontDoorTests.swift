@@ -273,7 +273,7 @@ struct FrontDoorTests {
             }
             guard let current = library else { continue }
             let (home, environment) = (current.folder, current.environment)
-            var random = FrontDoorRandom(seed: door.seed, index: index)
+            var random = SeededGenerator(seed: door.seed, index: index)
             let seed = seeds.files[index % seeds.files.count]
             let (bytes, mutations) = Mutation.random(for: seed.bytes, using: &random)
             let input = try home.file("input-\(index)-" + seed.name, bytes).path
@@ -545,7 +545,7 @@ struct FrontDoorTests {
         #expect(try pinhole(["library", "album", "create", "Trips"], environment: environment).status == 0)
         let generator = FrontDoorArguments(paths: paths, ids: ids)
         for index in door.indices {
-            var random = FrontDoorRandom(seed: door.seed, index: index)
+            var random = SeededGenerator(seed: door.seed, index: index)
             let arguments = generator.arguments(&random)
             let run = try door.run(index, arguments, in: folder.url.path, environment: environment)
             for problem in try FrontDoor.libraryProblems(folder.path("library"), scratch: folder.url.path) { door.record(index, run, problem) }
