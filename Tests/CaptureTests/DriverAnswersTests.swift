@@ -75,4 +75,12 @@ struct DriverAnswersTests {
         #expect(described.controls.map(\.id.rawValue) == controls.map(\.id))
         #expect(described.controls.allSatisfy { $0.menu.isEmpty })
     }
+
+    @Test("formats from any source (a PipeWire node declares its sizes as freely) leave out sizes no picture can have, and the largest photo is the largest real size")
+    func groupedFormatsLeaveOutImpossibleSizes() {
+        let rate = [FrameInterval(framesPerSecond: 30)]
+        let formats = DeviceScanner.groupedFormats([(.yuyv, 4_294_967_295, 4_294_967_295, rate), (.yuyv, 1280, 720, rate), (.yuyv, 0, 0, rate)])
+        #expect(formats.map(\.dimensions) == [CaptureDevice.Dimensions(width: 1280, height: 720)])
+        #expect(formats.first?.supportedMaxPhotoDimensions == [CaptureDevice.Dimensions(width: 1280, height: 720)])
+    }
 }

@@ -167,8 +167,10 @@ enum DeviceScanner {
         }
     }
 
-    /// Builds `Format`s with their photo dimensions.
+    /// Builds `Format`s with their photo dimensions; sizes outside `plausibleSides` (which a
+    /// PipeWire node may declare as freely as a driver) are left out.
     static func groupedFormats(_ raw: [(PixelFormat, Int, Int, [FrameInterval])]) -> [CaptureDevice.Format] {
+        let raw = raw.filter { plausibleSides.contains($0.1) && plausibleSides.contains($0.2) }
         let largest = raw.map { CaptureDevice.Dimensions(width: $0.1, height: $0.2) }.max() ?? CaptureDevice.Dimensions(width: 0, height: 0)
         return raw.map { format, w, h, intervals in
             let own = CaptureDevice.Dimensions(width: w, height: h)
