@@ -269,6 +269,48 @@ extension VirtualCameraSuites {
             account.checkLossesReported(trailing: nil)
         }
 
+        @Test("sound still on its way when the recording stops (200 ms behind the camera, as a busy sound path is) is in the movie: its sound lasts as long as its picture")
+        func lateSoundAtStop() async throws {
+            let folder = try TemporaryDirectory()
+            let output = MovieFileOutput()
+            output.audioSettings = (sampleRate: 48_000, channels: 1)
+            let session = try await session(output)
+            defer { session.stopRunning() }
+            let interval = try interval(session)
+            let path = folder.path("late-sound.mp4")
+            // A feeder standing in for the microphone: 10-ms buffers of a 440 Hz tone stamped when
+            // they were captured, each handed over 200 ms later (a loaded machine's sound path was
+            // seen to hold 390 ms), and still going after the stop is asked.
+            let stop = Lock(false)
+            let began = monotonicNow()
+            let feeder = Thread {
+                let lag: Int64 = 200_000_000, step: Int64 = 10_000_000
+                var next = began, phase = 0
+                var buffer = [Int16](repeating: 0, count: 480)
+                while !stop.withLock({ $0 }) {
+                    while next + lag <= monotonicNow() {
+                        for i in buffer.indices { buffer[i] = Int16(8_000 * sin(2 * Double.pi * 440 * Double(phase + i) / 48_000)) }
+                        phase += buffer.count
+                        buffer.withUnsafeBufferPointer { output.appendAudio($0, timestampNanoseconds: next) }
+                        next += step
+                    }
+                    usleep(2_000)
+                }
+            }
+            feeder.start()
+            defer { stop.withLock { $0 = true } }
+            try output.startRecording(to: path, delegate: nil)
+            #expect(await waitUntil { slots(output) >= Int((2 / interval).rounded()) })
+            let summary = try #require(await output.stopRecording())
+            #expect(summary.hasAudio)
+            let account = try RecordingAccount(path: path, frameInterval: interval, reportedLost: summary.droppedFrameCount + summary.skippedFrameCount)
+            let picture = (account.times.last ?? 0) + interval
+            let seconds = Double(try decodedSound(path).count) / 48_000
+            // Without waiting for it, the last 200 ms of sound were missing; AAC adds up to 43 ms
+            // of padding, and a 10-ms buffer may fall either side of the end.
+            #expect(seconds >= picture - 0.03 && seconds <= picture + 0.055, "sound \(seconds) s, picture \(picture) s")
+        }
+
         @Test("maxRecordedDuration finishes the file with the limit as the reason; pausing leaves no gap")
         func limitsAndPause() async throws {
             let folder = try TemporaryDirectory()

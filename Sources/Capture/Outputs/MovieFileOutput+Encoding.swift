@@ -4,6 +4,20 @@ import Media
 
 /// `MovieFileOutput`'s encoding thread, one per recording.
 extension MovieFileOutput {
+    /// Whether the ending recording still waits for sound: it records sound, some has arrived,
+    /// the newest ends more than a buffer (20 ms) before the picture does, and the half second
+    /// allowed since the wait began (`since`, set at the first call) has not passed.
+    func awaitsSound(_ recording: Recording, since: inout Int64?) -> Bool {
+        guard recording.audio != nil else { return false }
+        let now = SystemClock.monotonicNanoseconds()
+        if since == nil { since = now }
+        guard let began = since, now - began < 500_000_000 else { return false }
+        return recording.shared.withLock { shared in
+            guard let sound = shared.soundEnd, let end = shared.end(limit: recording.limits.duration) else { return false }
+            return sound < end - 20_000_000
+        }
+    }
+
     /// The encoding thread's body: takes queued frames and sound, feeds a `MovieWriter`, applies
     /// the limits and finishes (or cuts back) the file, then tells the delegate and the waiters.
     func encode(_ recording: Recording) {
@@ -34,6 +48,8 @@ extension MovieFileOutput {
         }
         // A stop that came during the measurement may have been taken by it.
         recording.wake.signal()
+        // When the recording began to end and the sound still on its way was first waited for.
+        var soundTailSince: Int64?
         loop: while true {
             recording.wake.wait()
             while true {
@@ -44,6 +60,13 @@ extension MovieFileOutput {
                     // A frame taken before the end is still being converted: it belongs in the
                     // file (the movie lasts until the last frame taken), so it is waited for.
                     if converting { break }
+                    // The sound path (microphone, server, AudioDataOutput's queue) runs some
+                    // buffers behind the camera: sound captured before the end is waited for, a
+                    // bounded half second, so that the movie's sound lasts as long as its picture.
+                    if pastLimit || stopping, writer != nil, awaitsSound(recording, since: &soundTailSince) {
+                        _ = recording.wake.wait(timeout: .now() + .milliseconds(20))
+                        continue
+                    }
                     // Every frame taken in [0, D) is in the file: the duration limit is reached.
                     if pastLimit, let limit = recording.limits.duration {
                         failure = .recordingLimitReached(path: recording.path, limit: "maximum duration of \(MovieFileOutput.seconds(limit))")
@@ -106,19 +129,17 @@ extension MovieFileOutput {
             }
         }
         // Finish the file: a limit or a stop finishes it; a write error keeps what is complete.
-        recording.shared.withLock { $0.stopping = true }
+        recording.shared.withLock {
+            $0.stopping = true
+            $0.soundClosed = true
+        }
         var leftFragmented: MediaError?
         if let writer {
             if case .recordingFailed = failure {
                 writer.abandon()
             } else {
-                // The movie lasts as long as the recording: until its duration limit when that
-                // ended it, else one frame interval past the last frame the camera sent within
-                // it (kept or not: frames left out make fewer frames per second, not a shorter movie).
-                let end = recording.shared.withLock { shared -> Int64? in
-                    if shared.pastLimit, let first = shared.firstTime, let limit = recording.limits.duration { return first + Int64(limit * 1e9) }
-                    return shared.lastWindowTime.map { $0 + shared.cameraInterval }
-                }
+                // The movie lasts as long as the recording (`Shared.end`).
+                let end = recording.shared.withLock { $0.end(limit: recording.limits.duration) }
                 do { leftFragmented = try writer.finish(endingAt: end) } catch {
                     writer.abandon()
                     failure = .recordingFailed(path: recording.path, cause: MovieFileOutput.cause(error, fileKept: true))

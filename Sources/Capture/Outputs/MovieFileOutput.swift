@@ -120,12 +120,26 @@ public final class MovieFileOutput: FrameConsumer {
             var lastTime: Int64?
             /// A frame at or past the duration limit arrived: the recording ends.
             var pastLimit = false
+            /// The end (timestamp plus length, after pause offsets) of the newest sound queued.
+            var soundEnd: Int64?
+            /// The file's sound is complete: after a stop, sound reaching up to the picture's end
+            /// is still taken (it was captured before the stop but is still on its way) until this
+            /// is set.
+            var soundClosed = false
             var frames = 0
             var duration: Double = 0
             var size: Int64 = 0
             var summary: RecordingSummary?
             var error: CaptureError?
             var waiters: [CheckedContinuation<RecordingSummary, Never>] = []
+
+            /// Where the movie ends: at its duration limit when that ended it, else one frame
+            /// interval past the last frame the camera sent within it (kept or not: frames left
+            /// out make fewer frames per second, not a shorter movie); nil before the first frame.
+            func end(limit: Double?) -> Int64? {
+                if pastLimit, let first = firstTime, let limit { return first + Int64(limit * 1e9) }
+                return lastWindowTime.map { $0 + cameraInterval }
+            }
 
             /// A free frame from the recording's pool (made at the first frame's size), or nil
             /// when every one is in use (the encoder is behind) or the size changed.
@@ -377,15 +391,20 @@ public final class MovieFileOutput: FrameConsumer {
     /// recording, in the `audioSettings` it was started with; ignored when not recording.
     public func appendAudio(_ samples: UnsafeBufferPointer<Int16>, timestampNanoseconds: Int64) {
         guard let recording = current, recording.audio != nil else { return }
+        let channels = recording.audio?.channels ?? 1, rate = recording.audio?.sampleRate ?? 48_000
         let queued = recording.shared.withLock { shared -> Bool in
-            guard !shared.stopping, !shared.paused else { return false }
+            guard !shared.paused, !shared.soundClosed else { return false }
+            let time = timestampNanoseconds - shared.pauseOffset
+            // Once stopping, only sound that began before the picture's end still belongs.
+            if shared.stopping, time >= shared.end(limit: recording.limits.duration) ?? .min { return false }
             // At most ~5 s of sound waits for a stalled encoder (bounded memory); beyond, it is dropped.
             guard shared.queue.count < 500 else { return false }
             // Sound is small; a chunk reused from earlier ones avoids allocating per buffer.
             var chunk = shared.spare.popLast() ?? []
             chunk.removeAll(keepingCapacity: true)
             chunk.append(contentsOf: samples)
-            shared.queue.append(.audio(chunk, samples.count, timestampNanoseconds - shared.pauseOffset))
+            shared.queue.append(.audio(chunk, samples.count, time))
+            shared.soundEnd = time + Int64(samples.count / max(channels, 1)) * 1_000_000_000 / Int64(max(rate, 1))
             return true
         }
         if queued { recording.wake.signal() }
