@@ -135,4 +135,20 @@ import TestSupport
             return format == "movie" && reason.contains("trun box") && reason.contains("83886080")
         }
     }
+
+    @Test("MP4s of 3 to 6 KB whose trun declares 33 or 83 million samples inside a box that overruns its parent (a traf 8 bytes past its moof; a trun whose 64-bit size passes its traf), which FFmpeg reads cut to the parent (2.1 and 2.2 GB, 11 s): refused as corrupt, naming the box")
+    func movieTrunInOverrunningBox() throws {
+        let folder = try TemporaryDirectory()
+        for (name, count) in [("traf-overrunning-moof-trun-83-million.mp4", "83886080"), ("traf-overrunning-moof-trun-83-million-b.mp4", "83886080"),
+                              ("trun-overrunning-traf-33-million.mp4", "33554432")] {
+            let path = folder.path(name)
+            try Data(try finding("movie", name)).write(to: URL(fileURLWithPath: path))
+            #expect {
+                _ = try MovieFile(path: path)
+            } throws: { error in
+                guard case let .corruptData(format, reason) = error as? MediaError else { return false }
+                return format == "movie" && reason.contains("trun box") && reason.contains(count)
+            }
+        }
+    }
 }

@@ -49,8 +49,9 @@ struct ISOBox: Sendable, Equatable {
     }
 
     /// The boxes in `range` of `bytes` up to the first that does not fit (none thrown): for
-    /// checks made before a library that reads what it can of a damaged file.
-    static func leadingChildren(in bytes: ArraySlice<UInt8>, range: Range<Int>) -> [ISOBox] {
+    /// checks made before a library that reads what it can of a damaged file. With
+    /// `cuttingOverruns`, a box longer than what is left is cut to it instead, as FFmpeg reads it.
+    static func leadingChildren(in bytes: ArraySlice<UInt8>, range: Range<Int>, cuttingOverruns: Bool = false) -> [ISOBox] {
         guard range.lowerBound >= bytes.startIndex, range.upperBound <= bytes.endIndex else { return [] }
         var boxes: [ISOBox] = []
         var position = range.lowerBound
@@ -63,7 +64,9 @@ struct ISOBox: Sendable, Equatable {
             } else if size == 0 {
                 size = range.upperBound - position
             }
-            guard size >= header, size <= range.upperBound - position else { break }
+            guard size >= header else { break }
+            if cuttingOverruns { size = min(size, range.upperBound - position) }
+            guard size <= range.upperBound - position else { break }
             boxes.append(ISOBox(type: Array(bytes[(position + 4)..<(position + 8)]), start: position, payload: (position + header)..<(position + size)))
             position += size
         }
