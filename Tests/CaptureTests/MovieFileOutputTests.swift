@@ -306,9 +306,10 @@ extension VirtualCameraSuites {
             let account = try RecordingAccount(path: path, frameInterval: interval, reportedLost: summary.droppedFrameCount + summary.skippedFrameCount)
             let picture = (account.times.last ?? 0) + interval
             let seconds = Double(try decodedSound(path).count) / 48_000
-            // Without waiting for it, the last 200 ms of sound were missing; AAC adds up to 43 ms
-            // of padding, and a 10-ms buffer may fall either side of the end.
-            #expect(seconds >= picture - 0.03 && seconds <= picture + 0.055, "sound \(seconds) s, picture \(picture) s")
+            // Without waiting for it, the last 200 ms of sound were missing (the test failed so);
+            // with it, the sound reaches the end (AAC adds up to 43 ms of padding, and a 10-ms
+            // buffer may fall either side of it). Half the lag is left to a loaded machine.
+            #expect(seconds >= picture - 0.1 && seconds <= picture + 0.055, "sound \(seconds) s, picture \(picture) s")
         }
 
         @Test("maxRecordedDuration finishes the file with the limit as the reason; pausing leaves no gap")

@@ -76,6 +76,10 @@ struct Census {
     let highWater: Int
     /// Threads.
     let threads: Int
+    /// Those of `threads` that are libdispatch's workers (named after their root queue's QoS,
+    /// "…-qos.overcommit", "oot.default-qos"): its pool starts and ends them as load comes and
+    /// goes, and bounds them itself.
+    let poolThreads: Int
     /// Open file descriptors (of this process: including the one that reads /proc/self/fd, the
     /// same in every census, so differences are exact).
     let files: Int
@@ -84,22 +88,31 @@ struct Census {
     static func of(_ pid: pid_t = getpid()) -> Census? {
         guard let memory = ProcessFacts.memory(pid) else { return nil }
         return Census(resident: memory.resident, highWater: memory.highWater, threads: ProcessFacts.threadCount(pid),
+                      poolThreads: threadNameCounts(pid).filter { isPoolThread($0.key) }.values.reduce(0, +),
                       files: ProcessFacts.openFileCount(pid))
+    }
+
+    /// Whether a thread's name (its `comm`) is a libdispatch worker's.
+    static func isPoolThread(_ name: String) -> Bool { name.contains("qos") }
+
+    /// The threads of `pid` by name.
+    static func threadNameCounts(_ pid: pid_t) -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for task in folderNames("/proc/\(pid)/task") {
+            counts[(readFile("/proc/\(pid)/task/\(task)/comm") ?? "?").trimmed, default: 0] += 1
+        }
+        return counts
     }
 
     /// The threads of `pid` (this process by default) counted by name, "3 × pinhole-soak, 1 ×
     /// …", the most numerous first: what to look at when their number changes.
     static func threadNames(_ pid: pid_t = getpid()) -> String {
-        var counts: [String: Int] = [:]
-        for task in folderNames("/proc/\(pid)/task") {
-            counts[(readFile("/proc/\(pid)/task/\(task)/comm") ?? "?").trimmed, default: 0] += 1
-        }
-        return counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.value) × \($0.key)" }.joined(separator: ", ")
+        threadNameCounts(pid).sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.value) × \($0.key)" }.joined(separator: ", ")
     }
 
     /// "VmRSS 41.2 MiB, VmHWM 43.0 MiB, 7 threads, 12 fds".
     var text: String {
-        "VmRSS \(mebibytes(resident)) MiB, VmHWM \(mebibytes(highWater)) MiB, \(threads) threads, \(files) fds"
+        "VmRSS \(mebibytes(resident)) MiB, VmHWM \(mebibytes(highWater)) MiB, \(threads) threads (\(poolThreads) libdispatch workers), \(files) fds"
     }
 }
 
