@@ -122,12 +122,12 @@ def reader(pinhole, env, seconds, results):
         code, out, err, took = run(pinhole, env, "verify")
         verifies += 1
         times["verify"].append(took)
-        # While writers run, an import between the verify's look at the files and at the rows is
-        # not a disagreement the library made; only a failure to answer or a damaged index is.
+        # verify reads the files and the rows holding the library's lock: even while writers
+        # run, it sees each change whole, so a disagreement is a failure.
         if code == 1:
             disagreed += 1
-        elif code != 0:
-            problems.append(f"verify: exit {code}: {err.strip()[:200]}")
+        if code != 0:
+            problems.append(f"verify: exit {code}: {out.strip()[:200]} {err.strip()[:200]}")
     results.put({"reader": True, "lists": lists, "verifies": verifies, "disagreed": disagreed, "times": times, "problems": problems})
 
 
