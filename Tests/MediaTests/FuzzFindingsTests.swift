@@ -122,14 +122,7 @@ import TestSupport
     func movieTrackWithoutHeader() throws {
         let folder = try TemporaryDirectory()
         for name in ["track-without-header.mp4", "track-header-renamed.mp4", "slow-fragment-in-ffmpeg.mp4"] {
-            let path = folder.path(name)
-            try Data(try finding("movie", name)).write(to: URL(fileURLWithPath: path))
-            #expect {
-                _ = try MovieFile(path: path)
-            } throws: { error in
-                guard case let .corruptData(format, reason) = error as? MediaError else { return false }
-                return format == "movie" && reason.contains("no track header (tkhd)")
-            }
+            try expectMovieRefused(name, in: folder, saying: ["no track header (tkhd)"])
         }
         let repaired = folder.path("repaired.mp4")
         var bytes = try finding("movie", "track-header-renamed.mp4")
@@ -141,15 +134,7 @@ import TestSupport
 
     @Test("a 4.2-KB MP4 whose 40-byte trun declares 83,886,080 samples (FFmpeg allocated 2.1 GB opening it): refused as corrupt, naming the box, before FFmpeg opens it")
     func movieHugeTrun() throws {
-        let folder = try TemporaryDirectory()
-        let path = folder.path("cut.mp4")
-        try Data(try finding("movie", "trun-declaring-83-million-samples.mp4")).write(to: URL(fileURLWithPath: path))
-        #expect {
-            _ = try MovieFile(path: path)
-        } throws: { error in
-            guard case let .corruptData(format, reason) = error as? MediaError else { return false }
-            return format == "movie" && reason.contains("trun box") && reason.contains("83886080")
-        }
+        try expectMovieRefused("trun-declaring-83-million-samples.mp4", in: try TemporaryDirectory(), saying: ["trun box", "83886080"])
     }
 
     @Test("MP4s of 3 to 6 KB whose trun declares 33 or 83 million samples inside a box that overruns its parent (a traf 8 bytes past its moof; a trun whose 64-bit size passes its traf), which FFmpeg reads cut to the parent (2.1 and 2.2 GB, 11 s): refused as corrupt, naming the box")
@@ -157,14 +142,21 @@ import TestSupport
         let folder = try TemporaryDirectory()
         for (name, count) in [("traf-overrunning-moof-trun-83-million.mp4", "83886080"), ("traf-overrunning-moof-trun-83-million-b.mp4", "83886080"),
                               ("trun-overrunning-traf-33-million.mp4", "33554432")] {
-            let path = folder.path(name)
-            try Data(try finding("movie", name)).write(to: URL(fileURLWithPath: path))
-            #expect {
-                _ = try MovieFile(path: path)
-            } throws: { error in
-                guard case let .corruptData(format, reason) = error as? MediaError else { return false }
-                return format == "movie" && reason.contains("trun box") && reason.contains(count)
-            }
+            try expectMovieRefused(name, in: folder, saying: ["trun box", count])
+        }
+    }
+
+    /// Writes the movie finding `name` into `folder` and expects `MovieFile` to refuse it as
+    /// corrupt movie data, its reason containing each of `words`.
+    func expectMovieRefused(_ name: String, in folder: TemporaryDirectory, saying words: [String],
+                            sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let path = folder.path(name)
+        try Data(try finding("movie", name)).write(to: URL(fileURLWithPath: path))
+        #expect(sourceLocation: sourceLocation) {
+            _ = try MovieFile(path: path)
+        } throws: { error in
+            guard case let .corruptData(format, reason) = error as? MediaError else { return false }
+            return format == "movie" && words.allSatisfy { reason.contains($0) }
         }
     }
 }
