@@ -78,7 +78,7 @@ let package = Package(
         // (exiftool, pngcheck, …) as test failures, temporary folders, stand-in services.
         .target(name: "TestSupport", dependencies: ["PinholeTestSupport"], path: "Tests/TestSupport"),
         .testTarget(name: "MediaTests", dependencies: ["Media", "CYUV", "CAV", "TestSupport"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Media", "TestSupport"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Media", "TestSupport", "PinholeTestSupport"]),
         .testTarget(name: "PinholeCLITests", dependencies: ["pinhole", "Media", "TestSupport", "PinholeTestSupport"]),
         .testTarget(name: "PhotoLibraryTests", dependencies: ["PhotoLibrary", "Media", "TestSupport"]),
         .testTarget(name: "CameraAppTests", dependencies: ["CameraModel", "Capture", "Media", "PhotoLibrary", "CSysprof", "TestSupport", "PinholeTestSupport"]),

@@ -139,13 +139,18 @@ enum VividScenario {
         let events = session.events()
         let deviceEvents = CaptureDevice.DiscoverySession(deviceTypes: [.builtIn, .external]).deviceEvents()
         #expect(await frames(from: output, count: 1, seconds: patience).infos.count == 1)
-        try "vivid.0".write(toFile: "/sys/bus/platform/drivers/vivid/unbind", atomically: false, encoding: .utf8)
+        try unplug()
         #expect(await waitForEvent(events, seconds: patience) { $0 == .interrupted(.deviceDisconnected) } != nil)
         #expect(!device.isConnected)
         return (session, output, events, deviceEvents)
     }
 
-    /// Binds vivid's platform device again (after `unbind`).
+    /// Unbinds vivid's platform device: its cameras are unplugged.
+    static func unplug() throws {
+        try "vivid.0".write(toFile: "/sys/bus/platform/drivers/vivid/unbind", atomically: false, encoding: .utf8)
+    }
+
+    /// Binds vivid's platform device again (after `unbind` or `unplug`).
     static func bindAgain() throws {
         try "vivid.0".write(toFile: "/sys/bus/platform/drivers/vivid/bind", atomically: false, encoding: .utf8)
     }

@@ -1,17 +1,14 @@
 @testable import Capture
 import Foundation
+import Glibc
 import Media
+import PinholeTestSupport
 import Testing
 import TestSupport
 
 /// The unplug cycles `scripts/vm/unplug-soak` asks for (`PINHOLE_VIVID_SOAK_CYCLES`); without
 /// it the soak is left out (it is a script's run with figures, not one of CI's tests).
 let vividSoakCycles = Int(ProcessInfo.processInfo.environment["PINHOLE_VIVID_SOAK_CYCLES"] ?? "") ?? 0
-
-/// Entries in one of this process's /proc folders (`fd`, `task`).
-private func procEntries(_ folder: String) -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/" + folder).count) ?? -1
-}
 
 extension VirtualCameraSuites {
     @Suite("vivid unplugged and plugged back in, again and again (scripts/vm/unplug-soak)",
@@ -34,7 +31,7 @@ extension VirtualCameraSuites {
             #expect(await frames(from: output, count: 2, seconds: patience).infos.count == 2)
             let clock = ContinuousClock()
             let began = clock.now
-            let (fdsBefore, threadsBefore) = (procEntries("fd"), procEntries("task"))
+            let (fdsBefore, threadsBefore) = (ProcessFacts.openFileCount(getpid()), ProcessFacts.threadCount(getpid()))
             var resumed = 0, recordings = 0, playable = 0, recordedFrames = 0
             var replug: [Double] = []
             for cycle in 0..<vividSoakCycles {
@@ -44,7 +41,7 @@ extension VirtualCameraSuites {
                     try await movie.startRecording(to: path, timeout: patience)
                     #expect(await waitUntil { movie.recordedFrameCount >= 3 }, "cycle \(cycle): the recording took no frames")
                 }
-                try "vivid.0".write(toFile: "/sys/bus/platform/drivers/vivid/unbind", atomically: false, encoding: .utf8)
+                try VividScenario.unplug()
                 guard await waitForEvent(events, seconds: patience, { $0 == .interrupted(.deviceDisconnected) }) != nil else {
                     Issue.record("cycle \(cycle): no interruption after the unbind")
                     break
@@ -55,7 +52,7 @@ extension VirtualCameraSuites {
                     recordedFrames += summary?.frameCount ?? 0
                     if try decodesCleanly(path) { playable += 1 } else { Issue.record("cycle \(cycle): \(path) does not play") }
                 }
-                try "vivid.0".write(toFile: "/sys/bus/platform/drivers/vivid/bind", atomically: false, encoding: .utf8)
+                try VividScenario.bindAgain()
                 let back = clock.now
                 guard await waitForEvent(events, seconds: patience, { $0 == .interruptionEnded }) != nil else {
                     Issue.record("cycle \(cycle): the session did not resume after the bind")
@@ -68,7 +65,7 @@ extension VirtualCameraSuites {
                 replug.append((clock.now - back) / .seconds(1))
                 resumed += 1
             }
-            let (fdsAfter, threadsAfter) = (procEntries("fd"), procEntries("task"))
+            let (fdsAfter, threadsAfter) = (ProcessFacts.openFileCount(getpid()), ProcessFacts.threadCount(getpid()))
             let sorted = replug.sorted()
             let median = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
             print("unplug soak: \(resumed) of \(vividSoakCycles) cycles resumed in \(((clock.now - began) / .seconds(1)).rounded()) s; "
