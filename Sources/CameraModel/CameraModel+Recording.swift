@@ -8,30 +8,37 @@ import PhotoLibrary
 extension CameraModel {
 
     /// Starts a recording as work in flight, registered now: its ticket is held until the movie
-    /// is finished and indexed (or the start failed).
+    /// is finished and indexed (or the start did not happen). The recording is `starting` from
+    /// the press on, so a second press before it started stops it once started (or keeps it
+    /// from starting), and a quit waits for it.
     func startRecordingWork() {
         guard screen == .preview, !isDisconnected, recordingPhase == .idle else { return }
         let ticket = work.begin(.recording)
+        recordingPhase = .starting
+        stopWhenStarted = false
         Task {
-            await startRecording(ticket)
-            if recordingPhase == .idle { ticket.end() }
+            // A start that did not happen ends the ticket here; one that did hands it to the
+            // recording (`finishRecording` ends it).
+            if await !startRecording(ticket) {
+                recordingPhase = .idle
+                ticket.end()
+            }
         }
     }
 
-    /// Starts a recording into the library's videos folder, with sound from the chosen (or
-    /// default) microphone when there is one; `ticket` is kept until `finishRecording` ends it.
-    private func startRecording(_ ticket: WorkInFlight.Ticket) async {
-        // Quitting began after the shutter, before this ran: the quit's stop found nothing to
-        // stop, so nothing starts (a recording started now would run on and hold the quit).
-        guard screen == .preview, !isDisconnected, recordingPhase == .idle, !isQuitting else { return }
+    /// Starts the recording `startRecordingWork` registered (into the library's videos folder,
+    /// with sound from the chosen or default microphone when there is one); true when it
+    /// started, and `ticket` is then the recording's until `finishRecording` ends it.
+    private func startRecording(_ ticket: WorkInFlight.Ticket) async -> Bool {
+        // Quitting began after the shutter, before this ran (the quit's stop found nothing to
+        // stop), or a second press stopped it: nothing starts (a recording started now would
+        // run on and hold the quit).
+        guard screen == .preview, !isDisconnected, !isQuitting, !stopWhenStarted else { return false }
         assert(!ticket.isEnded, "a recording starts outside its work in flight")
-        recordingPhase = .starting
-        stopWhenStarted = false
         // The library is opened first: the movie is indexed when it ends.
         guard await openLibrary() != nil else {
             if let error = libraryError { toast(CameraWords.translate("The video could not be started: %@", CameraWords.reason(error))) }
-            recordingPhase = .idle
-            return
+            return false
         }
         var clock = timespec()
         clock_gettime(CLOCK_REALTIME, &clock)
@@ -40,9 +47,8 @@ extension CameraModel {
         let started = await capture.startRecording(in: libraryLocation.videos, date: now, microphoneID: preferences.string(PreferenceKey.microphone), under: ticket)
         if let failure = started.failure {
             isRecording = false
-            recordingPhase = .idle
             toast(CameraWords.translate("The video could not be started: %@", CameraWords.reason(failure)))
-            return
+            return false
         }
         if started.soundProblem != nil, !saidNoMicrophone {
             saidNoMicrophone = true
@@ -55,6 +61,7 @@ extension CameraModel {
         inhibitsSuspend = true
         // Stopped while it started, or quitting began meanwhile: it ends now (and is saved).
         if stopWhenStarted || isQuitting { await stopRecording() }
+        return true
     }
 
     /// Stops the recording, finishes the file and adds it to the library (a recording still

@@ -15,7 +15,8 @@ extension CameraModel {
         switch mode {
         case .photo: takePhotoAfterCountdown(count: 1)
         case .video:
-            if isRecording { Task { await stopRecording() } } else { startRecordingWork() }
+            // A press while the recording starts stops it once started.
+            if isRecording || recordingPhase == .starting { Task { await stopRecording() } } else { startRecordingWork() }
         }
     }
 
@@ -47,7 +48,7 @@ extension CameraModel {
                 switch mode {
                 case .photo: takePhotoAfterCountdown(count: 1, evenWhileQuitting: true)
                 // A recording is not started by a quitting app: nothing would stop it.
-                case .video: if !isRecording && !isQuitting { startRecordingWork() }
+                case .video: if !isRecording && recordingPhase == .idle && !isQuitting { startRecordingWork() }
                 }
             }
         }

@@ -280,6 +280,31 @@ struct CameraStateTests {
         }
     }
 
+    @Test("the shutter pressed twice in video mode before the recording started: the second press stops it (or keeps it from starting), so nothing is left recording or in flight and a quit ends (the monkey's seed 1796353223, step 1606: a recording's work in flight was never ended and held the quit)")
+    func recordPressedTwice() async throws {
+        try await withRig { rig in
+            #expect(await rig.previewRuns(), "\(rig.model.screen)")
+            rig.model.setMode(.video)
+            rig.model.shutter()
+            rig.model.shutter()
+            #expect(await rig.until { !rig.model.work.isBusy }, "still in flight: \(rig.model.work.running)")
+            #expect(!rig.model.isRecording)
+            rig.model.shutDown()
+            #expect(await rig.until { !rig.model.work.isBusy }, "still in flight: \(rig.model.work.running)")
+        }
+        // A script's record and a key press in the same turn of the main loop.
+        try await withRig { rig in
+            #expect(await rig.previewRuns(), "\(rig.model.screen)")
+            rig.model.setMode(.video)
+            rig.model.shutterWhenReady()
+            rig.model.shutter()
+            rig.model.shutterWhenReady()
+            #expect(await rig.until { !rig.model.isRecording && rig.model.recordingPhase == .idle }, "still recording")
+            rig.model.shutDown()
+            #expect(await rig.until { !rig.model.work.isBusy }, "still in flight: \(rig.model.work.running)")
+        }
+    }
+
     @Test("quit just after a recording is asked for (Space in video mode, or a script's record while the camera starts): the recording is not left running, so the quit ends (the monkey's seed 7, step 24: the app never exited)")
     func quitJustAfterRecord() async throws {
         try await withRig { rig in
