@@ -198,11 +198,16 @@ final class GalleryPage {
             if let texture = textures.remove(id) { g_object_unref(UnsafeMutableRawPointer(texture)) }
         }
         let atTop = gtk_adjustment_get_value(gtk_scrolled_window_get_vadjustment(cast(scrolled))) < 1
-        let added = gallery.items[at..<(at + inserting)].map { strdup($0.id) } + [nil]
-        added.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { gtk_string_list_splice(names, guint(at), guint(removing), $0.baseAddress) }
+        let shown = Int(g_list_model_get_n_items(names))
+        if at + removing <= shown, shown - removing + inserting == gallery.items.count {
+            replace(at: at, removing: removing, with: gallery.items[at..<(at + inserting)])
+        } else {
+            // The list out of step with the model (the monkey once met a splice past the list's
+            // end, which GTK refuses with a critical warning): shown afresh, and said, with the
+            // figures, so that a run that meets it again fails and tells how.
+            journal("the gallery's list was out of step with the library's items (\(shown) shown, \(gallery.items.count) now; splice at \(at) removing \(removing) inserting \(inserting)): shown afresh")
+            replace(at: 0, removing: shown, with: gallery.items[...])
         }
-        for pointer in added { free(pointer) }
         // Seen from the top, a newest item arriving stays in view: GtkGridView keeps the item it
         // shows first in place, so a row's worth of arrivals pushed the newest above the view.
         if atTop, at == 0, inserting > 0 {
@@ -212,6 +217,15 @@ final class GalleryPage {
         }
         gtk_stack_set_visible_child_name(cast(stack), gallery.items.isEmpty ? "empty" : "grid")
         if removing == 0, inserting == gallery.items.count, inserting > 0 { onFirstItems() }
+    }
+
+    /// Replaces `removing` identifiers of the list at `at` with those of `items`.
+    private func replace(at: Int, removing: Int, with items: ArraySlice<Asset>) {
+        let added = items.map { strdup($0.id) } + [nil]
+        added.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { gtk_string_list_splice(names, guint(at), guint(removing), $0.baseAddress) }
+        }
+        for pointer in added { free(pointer) }
     }
 
     /// Told when items appear in an empty gallery (a picker puts the keyboard on them).
