@@ -224,15 +224,10 @@ public final class PhotoOutput: FrameConsumer {
         if screenFlashRequested, let handler { await handler(false) }
         let kept = frame
         let switched = still != nil
-        let result: Result<CapturePhoto, CaptureError> = await withCheckedContinuation { continuation in
-            encoding.async {
-                continuation.resume(returning: Result { () throws(CaptureError) in
-                    try PhotoOutput.makePhoto(from: kept, settings: settings, orientation: orientation, flashFired: ledFlash,
-                                              screenFlashRequested: screenFlashRequested, switchedFormat: switched)
-                })
-            }
+        return try await BlockingWork.run(on: encoding) { () throws(CaptureError) in
+            try PhotoOutput.makePhoto(from: kept, settings: settings, orientation: orientation, flashFired: ledFlash,
+                                      screenFlashRequested: screenFlashRequested, switchedFormat: switched)
         }
-        return try result.get()
     }
 
     /// How long a capture waits for a frame before giving up.
@@ -253,6 +248,10 @@ public final class PhotoOutput: FrameConsumer {
             }
         }
         guard let kept else { throw .timeout(device: device.localizedName, seconds: PhotoOutput.frameTimeout) }
+        // The frame was handed over under `state`'s lock, then resumed: taking the lock once
+        // more orders its pixels before this task's reads where ThreadSanitizer sees it too
+        // (the resume's own ordering is inside libswift_Concurrency; an uncontended lock, once a photo).
+        state.withLock { _ in }
         return kept
     }
 
