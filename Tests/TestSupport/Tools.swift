@@ -201,14 +201,12 @@ public func builtProductForAnyone(_ name: String) throws -> String {
     try anyoneLock.withLock {
         guard !FileManager.default.fileExists(atPath: copy) else { return }
         try FileManager.default.createDirectory(atPath: anyoneFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        // Written through a close-on-exec descriptor: a program another test starts meanwhile
-        // must not inherit it open for writing, or running the copy fails with ETXTBSY.
-        let bytes = try Data(contentsOf: URL(fileURLWithPath: builtProduct(name)))
-        let fd = open(copy + ".part", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
-        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        close(fd)
-        guard written == bytes.count else { throw CocoaError(.fileWriteUnknown) }
+        // Written by cp, not by this process: a program another test starts meanwhile must not
+        // hold the copy open for writing, or running it fails with ETXTBSY ("Text file busy").
+        // A close-on-exec descriptor was not enough: a child forked while it was open keeps it
+        // until the child's exec, which a loaded machine delays past this test's run (CI, once).
+        let copied = try runTool("cp", [builtProduct(name), copy + ".part"])
+        guard copied.status == 0, chmod(copy + ".part", 0o755) == 0 else { throw CocoaError(.fileWriteUnknown) }
         try FileManager.default.moveItem(atPath: copy + ".part", toPath: copy)
         if !anyoneCleanupRegistered {
             anyoneCleanupRegistered = true
