@@ -45,7 +45,8 @@ public final class GalleryModel {
     public private(set) var albums: [(name: String, count: Int)] = []
     /// Each album's cover (its chosen item, else its newest), by album name; an empty album has none.
     public private(set) var albumCovers: [String: Asset] = [:]
-    /// How the items changed, one splice at a time.
+    /// How the items changed, one splice at a time, from `items` as they were when the view
+    /// subscribed (which need not be empty: an album change reads them without a view).
     public let splices = Broadcast<GallerySplice>()
     /// The library could not be read (one line, for a toast).
     public let errors = Broadcast<String>()

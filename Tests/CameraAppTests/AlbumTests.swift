@@ -66,6 +66,23 @@ struct AlbumTests {
         #expect(try AppStateTests.shows(session, "Cover of “Walks” chosen") || (session.app?.errors ?? "").contains("Cover of “Walks” chosen"))
     }
 
+    @Test("New Album… from the camera page, before the gallery was ever shown, then the gallery: it shows every item, with no warning (the monkey's seed 1796353223: the album's change read the items before the gallery page existed, and the page, made later, started empty)")
+    func albumBeforeGallery() throws {
+        let session = try AppSession()
+        for _ in 0..<3 { try GalleryTests.snap(session) }
+        try session.launch()
+        #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
+        try session.action("new-album")
+        #expect(waitFor(seconds: 30) { session.windowID(named: "^New Album$") != nil }, "no dialog")
+        try session.type("Early", window: "^New Album$")
+        try session.key("Return", window: "^New Album$")
+        #expect(try waitFor(seconds: 30) { try GalleryTests.index(session, "SELECT count(*) FROM albums WHERE name = 'Early'") == "1" })
+        try session.action("gallery-filter", "all")
+        #expect(try waitFor(seconds: 30) { try GalleryTests.cells(session) == 3 }, "cells: \((try? GalleryTests.cells(session)) ?? -1)")
+        let said = session.app?.errors ?? ""
+        #expect(!said.contains("out of step") && !said.contains("CRITICAL"), "\(said.suffix(800))")
+    }
+
     @Test("an album as a filter; Remove from This Album; New Album… with the selection; Rename Album… followed by the filter; Add Photos… through the picker; Delete Album keeps the photos")
     func albums() throws {
         let session = try AppSession()

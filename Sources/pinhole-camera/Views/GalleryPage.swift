@@ -183,10 +183,13 @@ final class GalleryPage {
         }
     }
 
-    /// Follows the model: its splices, and its albums and filter (the filter menu); the window
-    /// keeps the subscriptions and cancels them when it goes.
+    /// Follows the model: its items as they are now, then its splices, and its albums and filter
+    /// (the filter menu); the window keeps the subscriptions and cancels them when it goes. The
+    /// model may have read its items before this page was made (an album made from the camera
+    /// page reads them), so the list starts from them, not empty.
     func watch() -> [Subscription] {
-        [gallery.splices.subscribe { [weak self] splice in self?.splice(at: splice.at, removing: splice.removing, inserting: splice.inserting) },
+        if !gallery.items.isEmpty { splice(at: 0, removing: Int(g_list_model_get_n_items(names)), inserting: gallery.items.count) }
+        return [gallery.splices.subscribe { [weak self] splice in self?.splice(at: splice.at, removing: splice.removing, inserting: splice.inserting) },
          observe { [weak self] in self?.showFilters() }]
     }
 
