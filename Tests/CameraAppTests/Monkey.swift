@@ -470,7 +470,11 @@ final class Monkey {
     /// Presses `name` in the app's window (or the window titled `title`, a regular expression),
     /// activated first; real X input to the focused window, then half a second for the next input.
     private func pressKey(_ name: String, window title: String? = nil) throws {
-        guard let id = session.windowID(named: title) else {
+        // Looked for again for a few seconds: a picker found by title was once not visible half
+        // a second later (the replay of seed 1796353223, step 1445), and stayed open unanswered.
+        var found = session.windowID(named: title)
+        if found == nil { _ = waitFor(seconds: 5) { found = session.windowID(named: title); return found != nil } }
+        guard let id = found else {
             log("no window \(title ?? session.title) to press \(name) in")
             return
         }
