@@ -112,12 +112,9 @@ extension CameraModel {
     /// Said once after a recording whose frames were dropped because encoding could not keep up
     /// (left out evenly: the movie keeps its length): its frames per second against the camera's.
     nonisolated static func droppedFramesWords(kept: Double, camera: Double) -> String {
-        func rate(_ value: Double) -> String {
-            let tenths = (value * 10).rounded()
-            return tenths.truncatingRemainder(dividingBy: 10) == 0 ? String(Int(tenths / 10)) : String(Double(tenths) / 10)
-        }
+        let rates = RecordingSummary.frameRateWords(kept: kept, camera: camera)
         return CameraWords.translate("The video has %@ frames per second instead of the camera's %@: encoding could not keep up, so frames were left out evenly.",
-                                     rate(kept), rate(camera))
+                                     rates.kept, rates.camera)
     }
 
     /// Indexes a finished recording that already lies in the videos folder.

@@ -207,16 +207,11 @@ enum RecordCommand {
     /// the camera's `camera`), and what records them all: a smaller --size or a lower --fps (or
     /// MP4's faster encoder, for a WebM).
     static func droppedLine(dropped: Int, kept: Double, camera: Double, format: MovieSettings.Format) -> String {
-        let (count, kept, camera) = (String(dropped), fps(kept), fps(camera))
+        let (kept, camera) = RecordingSummary.frameRateWords(kept: kept, camera: camera)
+        let count = String(dropped)
         return format == .mp4
             ? L("%@ frames were dropped, evenly, because encoding could not keep up: the movie has %@ frames per second instead of %@; try a smaller --size or a lower --fps.", count, kept, camera)
             : L("%@ frames were dropped, evenly, because encoding could not keep up: the movie has %@ frames per second instead of %@; try a smaller --size, a lower --fps or --format mp4.", count, kept, camera)
-    }
-
-    /// "12.5", "30" or "9.6": a frame rate to one decimal, without a trailing ".0".
-    static func fps(_ value: Double) -> String {
-        let tenths = (value * 10).rounded()
-        return tenths.truncatingRemainder(dividingBy: 10) == 0 ? String(Int(tenths / 10)) : String(format: "%.1f", tenths / 10)
     }
 
     /// The line for a movie left fragmented because its final rewrite into a regular MP4 failed

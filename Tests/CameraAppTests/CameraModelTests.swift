@@ -158,6 +158,13 @@ struct CameraModelTests {
         #expect(CameraModel.droppedFramesWords(kept: 7, camera: 12.5)
                 == "The video has 7 frames per second instead of the camera's 12.5: encoding could not keep up, so frames were left out evenly.")
         #expect(CameraModel.droppedFramesWords(kept: 9.64, camera: 30).hasPrefix("The video has 9.6 frames per second instead of the camera's 30:"))
+        // A rate just under the camera's gets the decimals (rounded down) that tell it apart.
+        #expect(CameraModel.droppedFramesWords(kept: 107_997.0 / 3600, camera: 30).hasPrefix("The video has 29.99 frames per second instead of the camera's 30:"))
+        #expect(RecordingSummary.frameRateWords(kept: 29.96, camera: 29.97) == ("29.96", "30"))
+        #expect(RecordingSummary.frameRateWords(kept: 12.49, camera: 12.5) == ("12.49", "12.5"))
+        #expect(RecordingSummary.frameRateWords(kept: 29.9, camera: 30) == ("29.9", "30"))
+        #expect(RecordingSummary.frameRateWords(kept: 7.04, camera: 15) == ("7", "15"))
+        #expect(RecordingSummary.frameRateWords(kept: 30, camera: 30) == ("30", "30"))
         #expect(messages.contains("The video has %@ frames per second instead of the camera's %@: encoding could not keep up, so frames were left out evenly."),
                 "not in po/pinhole.pot (scripts/translations update)")
     }

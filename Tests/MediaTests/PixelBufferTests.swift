@@ -1,3 +1,4 @@
+import Glibc
 import Media
 import Testing
 
@@ -118,6 +119,34 @@ struct PixelBufferTests {
         held.removeAll()
         for _ in 0..<1000 { _ = pool.makeBuffer() }
         #expect(pool.allocatedCount == 3)
+    }
+
+    @Test("a resident pool's buffers are in memory from the start (mincore), so its footprint does not grow when more of them come into use; a plain pool's large buffers are not, until written")
+    func residentPool() throws {
+        // Pages of `buffer` that are in memory, and all its pages (whole pages inside it).
+        func residentPages(_ buffer: PixelBuffer) -> (resident: Int, all: Int) {
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            let start = (Int(bitPattern: buffer.baseAddress) + page - 1) / page * page
+            let end = (Int(bitPattern: buffer.baseAddress) + buffer.capacity) / page * page
+            let count = (end - start) / page
+            var vector = [UInt8](repeating: 0, count: count)
+            #expect(mincore(UnsafeMutableRawPointer(bitPattern: start), end - start, &vector) == 0)
+            return (vector.count(where: { $0 & 1 != 0 }), count)
+        }
+        // 1920×1080 I420 (3 MiB): malloc maps buffers this large afresh, untouched.
+        let resident = try PixelBufferPool(format: .i420, width: 1920, height: 1080, rowAlignment: 64, maximumCount: 4,
+                                           preallocate: 4, resident: true)
+        var held: [PixelBuffer] = []
+        for _ in 0..<4 { held.append(try #require(resident.makeBuffer())) }
+        #expect(resident.allocatedCount == 4)
+        for buffer in held {
+            let pages = residentPages(buffer)
+            #expect(pages.all > 700 && pages.resident == pages.all, "\(pages.resident) of \(pages.all) pages resident")
+        }
+        let plain = try PixelBufferPool(format: .i420, width: 1920, height: 1080, rowAlignment: 64, maximumCount: 2, preallocate: 2)
+        let untouched = try #require(plain.makeBuffer())
+        let pages = residentPages(untouched)
+        #expect(pages.resident < pages.all / 2, "the check tells resident from not: \(pages.resident) of \(pages.all)")
     }
 
     @Test("fourCC codes match V4L2")

@@ -305,7 +305,10 @@ extension CLITests {
         #expect(mp4 == "17 frames were dropped, evenly, because encoding could not keep up: the movie has 7 frames per second instead of 12.5; try a smaller --size or a lower --fps.")
         let webm = RecordCommand.droppedLine(dropped: 40, kept: 9.64, camera: 30, format: .webm)
         #expect(webm.hasPrefix("40 frames were dropped") && webm.contains(" 9.6 frames per second instead of 30;") && webm.hasSuffix("or --format mp4."), "\(webm)")
-        for line in [mp4, webm] {
+        // 3 frames left out of an hour at 30 fps (the soak's figure): not "30 instead of 30".
+        let hour = RecordCommand.droppedLine(dropped: 3, kept: 107_997.0 / 3600, camera: 30, format: .mp4)
+        #expect(hour.contains(" 29.99 frames per second instead of 30;"), "\(hour)")
+        for line in [mp4, webm, hour] {
             #expect(!line.contains("\n"))
             let options = line.matches(of: /--[a-z]+/).map { String($0.output) }
             #expect(!options.isEmpty)

@@ -58,3 +58,32 @@ public struct RecordingSummary: Sendable, Equatable {
     /// "ultrafast" when a measurement at the start found that one too slow for the camera.
     public var preset = ""
 }
+
+extension RecordingSummary {
+    /// Two frame rates as said to a person — the rate a movie kept against the camera's — with
+    /// whole numbers bare and tenths otherwise ("30", "12.5", "9.6"), and as many more decimals
+    /// (up to three, rounded down) as it takes for a kept rate below the camera's not to read as
+    /// the same number: 3 frames left out of an hour at 30 fps read "29.99", not "30 instead of 30".
+    public static func frameRateWords(kept: Double, camera: Double) -> (kept: String, camera: String) {
+        let cameraWords = words(camera, decimals: 1, roundingDown: false)
+        var keptWords = words(kept, decimals: 1, roundingDown: false)
+        var decimals = 1
+        while kept < camera, keptWords == cameraWords, decimals < 3 {
+            decimals += 1
+            keptWords = words(kept, decimals: decimals, roundingDown: true)
+        }
+        return (keptWords, cameraWords)
+    }
+
+    /// `value` with at most `decimals` decimals, trailing zeros and a bare point left out.
+    private static func words(_ value: Double, decimals: Int, roundingDown: Bool) -> String {
+        let scale = [1, 10, 100, 1000][decimals]
+        let scaled = Int((value * Double(scale)).rounded(roundingDown ? .down : .toNearestOrAwayFromZero))
+        var text = String(scaled / scale)
+        var fraction = String(scaled % scale)
+        fraction = String(repeating: "0", count: decimals - fraction.count) + fraction
+        while fraction.hasSuffix("0") { fraction.removeLast() }
+        if !fraction.isEmpty { text += "." + fraction }
+        return text
+    }
+}

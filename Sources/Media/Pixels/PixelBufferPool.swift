@@ -22,8 +22,11 @@ public final class PixelBufferPool: Sendable {
     private let buffers: Lock<[PixelBuffer]>
 
     /// Makes a pool; `preallocate` buffers are made now so the first frames allocate nothing either.
+    /// With `resident`, each of those is written once (zeroed), so its memory is the process's
+    /// from now on rather than from its first use: a pool whose footprint must not grow later
+    /// (a recording's, which uses more of its buffers only when the encoder falls behind).
     public init(format: PixelFormat, width: Int, height: Int, rowAlignment: Int = 1, compressedCapacity: Int? = nil,
-                maximumCount: Int = 8, preallocate: Int = 0) throws(MediaError) {
+                maximumCount: Int = 8, preallocate: Int = 0, resident: Bool = false) throws(MediaError) {
         guard maximumCount > 0 else { throw .invalidDimensions(width: width, height: height, reason: "a pool needs room for at least one buffer") }
         self.format = format
         self.width = width
@@ -38,6 +41,9 @@ public final class PixelBufferPool: Sendable {
         made.append(first)
         for _ in 1..<max(1, min(preallocate, maximumCount)) {
             made.append(try PixelBuffer(format: format, width: width, height: height, rowAlignment: rowAlignment, compressedCapacity: compressedCapacity))
+        }
+        if resident {
+            for buffer in made { buffer.baseAddress.initializeMemory(as: UInt8.self, repeating: 0, count: buffer.capacity) }
         }
         buffers = Lock(made)
     }
