@@ -215,6 +215,28 @@ extension VirtualCameraSuites {
             #expect(kept.allSatisfy { $0.pixelBuffer.format == .i420 })
         }
 
+        @Test("photos asked for at once are each of a frame of their own, also while the camera is slow: a frame never makes two photos (two presses on a busy machine made the same photo twice, which the library refused as a duplicate)")
+        func oneFramePerPhoto() async throws {
+            let (session, photoOutput, video) = try await photoSession(back)
+            defer { session.stopRunning() }
+            defer { VirtualCamera.setFaults(.init(), for: VirtualCamera.backID) }
+            await warmUp(video)
+            // The camera goes quiet: the first photo may take the frame already captured, the
+            // others wait for frames to come, which they do once it sends again.
+            VirtualCamera.setFaults(.init(silent: true), for: VirtualCamera.backID)
+            let settings = PhotoSettings(maxPhotoDimensions: .init(width: 640, height: 480), photoQualityPrioritization: .speed)
+            let photos = try await withThrowingTaskGroup(of: CapturePhoto.self) { group in
+                for _ in 0..<4 { group.addTask { try await photoOutput.capturePhoto(with: settings) } }
+                try await Task.sleep(nanoseconds: 300_000_000)
+                VirtualCamera.setFaults(.init(), for: VirtualCamera.backID)
+                var photos: [CapturePhoto] = []
+                for try await photo in group { photos.append(photo) }
+                return photos
+            }
+            let stamps = photos.map(\.timestampNanoseconds)
+            #expect(photos.count == 4 && Set(stamps).count == 4, "frames taken: \(stamps.sorted())")
+        }
+
         @Test("the delegate form reports willCapture, then the photo")
         func delegateForm() async throws {
             final class Recorder: PhotoCaptureDelegate, @unchecked Sendable {

@@ -28,6 +28,8 @@ public final class PhotoOutput: FrameConsumer {
     /// A kept frame.
     struct Kept: @unchecked Sendable {
         let buffer: PixelBuffer
+        /// Its place in the stream (`State.frameCount` when it came): tells frames apart.
+        let sequence: Int
         let timestampNanoseconds: Int64
         let configuration: StreamConfiguration
         let device: CaptureDevice
@@ -42,6 +44,11 @@ public final class PhotoOutput: FrameConsumer {
         var device: CaptureDevice?
         var meanLuma: Double?
         var frameCount = 0
+        /// The sequence of the last frame a capture took: no frame makes two photos. Two presses
+        /// while the camera is slow (a busy machine) both waited for the next frame, or both found
+        /// the same latest one, and made the same photo twice, which the library then refused as
+        /// a duplicate ("The photo was not saved: the photo is already in the library").
+        var lastTaken = 0
     }
     private let state = Lock(State())
     private let sessionReference = Lock<WeakSession?>(nil)
@@ -118,21 +125,24 @@ public final class PhotoOutput: FrameConsumer {
             do { try PixelConverter().convert(frame.buffer, into: copy) } catch { return }
             copy.yuvRange = frame.buffer.yuvRange
         }
-        let kept = Kept(buffer: copy, timestampNanoseconds: frame.timestampNanoseconds, configuration: context.configuration, device: context.device)
-        let ready = state.withLock { state -> [CheckedContinuation<Kept?, Never>] in
+        let kept = Kept(buffer: copy, sequence: count, timestampNanoseconds: frame.timestampNanoseconds, configuration: context.configuration, device: context.device)
+        // The frame goes to one capture, the first of those done skipping; the others take the
+        // frames after it (a frame makes one photo). Those still skipping count this one.
+        let taker = state.withLock { state -> CheckedContinuation<Kept?, Never>? in
             state.latest = kept
-            var ready: [CheckedContinuation<Kept?, Never>] = []
+            var first: Int?
             for (key, waiter) in state.waiters {
                 if waiter.skip <= 0 {
-                    ready.append(waiter.continuation)
-                    state.waiters[key] = nil
+                    if first.map({ key < $0 }) ?? true { first = key }
                 } else {
                     state.waiters[key] = (waiter.skip - 1, waiter.continuation)
                 }
             }
-            return ready
+            guard let first, let waiter = state.waiters.removeValue(forKey: first) else { return nil }
+            state.lastTaken = kept.sequence
+            return waiter.continuation
         }
-        for continuation in ready { continuation.resume(returning: kept) }
+        taker?.resume(returning: kept)
     }
 
     /// Mean luma of a frame from a sparse grid of samples (cheap: ~1000 reads); nil for MJPEG.
@@ -216,8 +226,14 @@ public final class PhotoOutput: FrameConsumer {
             do throws(CaptureError) { taken = .success(try await nextFrame(skipping: 3, device: device)) } catch { taken = .failure(error) }
             if let ledBefore { try? device.setTransientValue(ledBefore, of: .flashLEDMode) }
             frame = try taken.get()
-        } else if let latest = state.withLock({ $0.latest }), PhotoOutput.age(of: latest) < max(0.2, 2 * configuration.frameInterval.seconds) {
-            frame = latest  // zero shutter lag: the frame already captured
+        } else if let latest = state.withLock({ state -> Kept? in
+            // Zero shutter lag: the frame already captured, unless another photo was made of it.
+            guard let latest = state.latest, latest.sequence > state.lastTaken,
+                  PhotoOutput.age(of: latest) < max(0.2, 2 * configuration.frameInterval.seconds) else { return nil }
+            state.lastTaken = latest.sequence
+            return latest
+        }) {
+            frame = latest
         } else {
             frame = try await nextFrame(skipping: 0, device: device)
         }
