@@ -136,7 +136,7 @@ struct AlbumTests {
         try session.action("delete-album")
         let confirm = "^Delete Album “Summer 2026”\\?$"
         #expect(waitFor(seconds: 30) { session.windowID(named: confirm) != nil }, "no confirmation")
-        let pressed = try TrashTests.pressButton(session, startingWith: "_Delete")
+        let pressed = try MoreAppSuites.TrashTests.pressButton(session, startingWith: "_Delete")
         #expect(pressed.status == 0, "\(pressed.stderr)")
         #expect(try waitFor(seconds: 30) { try GalleryTests.index(session, "SELECT count(*) FROM albums WHERE name = 'Summer 2026'") == "0" })
         #expect(try GalleryTests.index(session, "SELECT count(*) FROM assets") == "3")

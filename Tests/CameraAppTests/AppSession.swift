@@ -5,10 +5,20 @@ import PinholeTestSupport
 import Testing
 import TestSupport
 
-/// Every suite that runs the app: one test at a time (each runs its own app and display, and two
-/// at once would only compete for the 2 cores).
+/// The suites that run the app, in two groups of about equal length (some six minutes each on
+/// an idle 2-core machine) that run beside each other, each one test at a time: two apps at once.
+/// One app test keeps about 0.6 of a core busy (513 s of wall time, 297 s of CPU, for all of them
+/// one after another), so two at once fill the machine without crowding it, and the test command
+/// ends minutes sooner. Each test runs its own app, display and buses, so two meet nothing of each
+/// other's; what runs its own shared daemons (Broadway's port, Weston and mutter on Wayland, the
+/// portals, PipeWire, a sound server) stays in this group, one at a time.
 @Suite("The camera app, headless", .serialized)
 struct AppSuites {}
+
+/// The second group of app suites (see `AppSuites`): the monkey, sharing, preferences, import,
+/// photos in flight, the viewer, the Trash, marks and the picker.
+@Suite("The camera app, headless (beside the first group)", .serialized)
+struct MoreAppSuites {}
 
 /// The camera app running as a person meets it, headless: its own Xvfb display and D-Bus session
 /// bus, a library in a temporary folder, the cairo renderer, and a FIFO through which the test

@@ -192,7 +192,7 @@ struct AppStateTests {
 }
 }
 
-extension AppSuites {
+extension MoreAppSuites {
 @Suite("The camera app's preferences and languages")
 struct AppPreferenceTests {
     @Test("\"Ask before saving\": the photo is shown with Cancel and Save; Cancel (Escape) writes nothing, Save (Enter) saves it")

@@ -7,7 +7,7 @@ import TestSupport
 /// chooser and a drop run), the file chooser driven by keys, a real drag from another program,
 /// and a large import's progress bar and Cancel. The library is seeded by the CLI and checked with
 /// sqlite3 and the files on disk.
-extension AppSuites {
+extension MoreAppSuites {
 @Suite("The camera app's import, headless")
 struct ImportTests {
     /// Every name in `folder`, hidden ones included (a temporary file would be one).

@@ -6,7 +6,7 @@ import TestSupport
 /// Photos lost in the app when the person moves on (issue 19, items 5–7 and the discard note):
 /// driven as a person or a script does (keys, D-Bus actions, signals), checked by the files on
 /// disk (read by exiftool), the exit status and what GTK said on standard error.
-extension AppSuites {
+extension MoreAppSuites {
 @Suite("The camera app keeps every photo in flight, headless")
 struct InFlightTests {
     /// The library's photos, each checked whole by exiftool (the test camera's largest size).
@@ -29,7 +29,7 @@ struct InFlightTests {
     /// "Label Label" and libadwaita 1.2 a dialog's "_Label Label"; the label inside has actions of
     /// its own, not the click).
     static func pressButton(_ session: AppSession, _ label: String) throws -> ToolResult {
-        let names = [label, label + " " + label, "_" + label + " " + label].map(AppStateTests.pythonString).joined(separator: ", ")
+        let names = [label, label + " " + label, "_" + label + " " + label].map(AppSuites.AppStateTests.pythonString).joined(separator: ", ")
         return try session.accessibility("""
             until = time.time() + 30
             while time.time() < until:
@@ -39,7 +39,7 @@ struct InFlightTests {
                     print('ok')
                     sys.exit(0)
                 time.sleep(0.2)
-            sys.exit('no button %r' % \(AppStateTests.pythonString(label)))
+            sys.exit('no button %r' % \(AppSuites.AppStateTests.pythonString(label)))
             """)
     }
 
@@ -144,7 +144,7 @@ struct InFlightTests {
     @Test("closing the camera window while a `--pick` picker is open lets the camera go, uses no freed widget, and the app lives on until the picker ends")
     func closeWindowWhilePicking() throws {
         let session = try AppSession()
-        try GalleryTests.snap(session)
+        try AppSuites.GalleryTests.snap(session)
         try session.launch()
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
         let picker = try PickerTests.start(session, ["--pick"])
@@ -152,10 +152,10 @@ struct InFlightTests {
         #expect(waitFor(seconds: patience) { session.windowID(named: title) != nil }, "no picker window: \(picker.errors)")
         try session.key("ctrl+w")
         #expect(waitFor(seconds: patience) { session.windowID() == nil }, "the camera window did not close")
-        #expect(waitFor(seconds: patience) { GalleryTests.cameraRunning(session) == false }, "the camera stayed on with no window")
+        #expect(waitFor(seconds: patience) { AppSuites.GalleryTests.cameraRunning(session) == false }, "the camera stayed on with no window")
         // Frames would have reached freed widgets by now; the gallery action would use them.
         try session.action("gallery")
-        #expect(try waitFor(seconds: patience) { try GalleryTests.cells(session) == 1 }, "the picker stopped showing its item")
+        #expect(try waitFor(seconds: patience) { try AppSuites.GalleryTests.cells(session) == 1 }, "the picker stopped showing its item")
         let app = try #require(session.app)
         #expect(!app.hasExited, "the app died: \(app.errors.suffix(600))")
         #expect(Self.criticals(app.errors).isEmpty, "\(Self.criticals(app.errors).count) critical warnings, first: \(Self.criticals(app.errors).first ?? "")")

@@ -39,7 +39,7 @@ struct MarksTests {
     }
 }
 
-extension AppSuites {
+extension MoreAppSuites {
 @Suite("The camera app's marks, headless")
 struct MarksAppTests {
     /// Now on CLOCK_MONOTONIC in nanoseconds, the marks' clock (shared by every process).
@@ -119,7 +119,7 @@ struct MarksAppTests {
     @Test("started by sysprof-cli, the app puts the same marks on Sysprof's timeline (group pinhole) as on its benchmark lines, at the same times")
     func sysprofTimeline() throws {
         let session = try AppSession(extra: ["PINHOLE_BENCH_REPORT": "1"])
-        try GalleryTests.snap(session)
+        try AppSuites.GalleryTests.snap(session)
         let capture = session.folder.path("app.syscap")
         // Only what the app marks: no stack samples (perf), no machine statistics, no symbols.
         try session.launch(under: ["/usr/bin/sysprof-cli", "--no-perf", "--no-decode", "--no-battery", "--no-cpu", "--no-disk", "--no-memory",

@@ -588,7 +588,7 @@ final class Monkey {
     /// was in the Trash and is gone afterwards was deleted for good by the person.
     private func emptyTrash() throws -> String {
         let trash = session.folder.path("data/Trash/files")
-        let before = AppSuites.ImportTests.everything(in: trash)
+        let before = MoreAppSuites.ImportTests.everything(in: trash)
         guard try pressButton(startingWith: "_Empty Trash", patience: 5) else { return "no Empty Trash button (empty)" }
         let cancel = chance(0.3)
         guard try pressButton(startingWith: cancel ? "_Cancel" : "_Delete", patience: 20) else {
@@ -596,8 +596,8 @@ final class Monkey {
             return ""
         }
         if cancel { return "cancelled" }
-        _ = waitFor(seconds: 30) { Set(AppSuites.ImportTests.everything(in: trash)).isDisjoint(with: before) }
-        let gone = Set(before).subtracting(AppSuites.ImportTests.everything(in: trash))
+        _ = waitFor(seconds: 30) { Set(MoreAppSuites.ImportTests.everything(in: trash)).isDisjoint(with: before) }
+        let gone = Set(before).subtracting(MoreAppSuites.ImportTests.everything(in: trash))
         deletedForGood += gone
         return "\(gone.count) deleted for good"
     }
@@ -791,7 +791,7 @@ final class Monkey {
         // Where the items are: the library's folders, its Trash, or deleted for good.
         let trashFiles = session.folder.path("data/Trash/files")
         let photos = session.files(in: session.photos), videos = session.files(in: session.videos)
-        let trashed = AppSuites.ImportTests.everything(in: trashFiles).filter { !$0.hasPrefix(".") }.map { trashFiles + "/" + $0 }
+        let trashed = MoreAppSuites.ImportTests.everything(in: trashFiles).filter { !$0.hasPrefix(".") }.map { trashFiles + "/" + $0 }
         func isVideo(_ path: String) -> Bool { ["mp4", "webm", "mkv", "mov"].contains(URL(fileURLWithPath: path).pathExtension.lowercased()) }
         let photoCount = photos.count + trashed.filter { !isVideo($0) }.count + deletedForGood.filter { !isVideo($0) }.count
         let videoCount = videos.count + trashed.filter(isVideo).count + deletedForGood.filter(isVideo).count

@@ -9,15 +9,15 @@ import TestSupport
 /// chooser (the copy read back by exiftool), Open With through the app chooser (a test app
 /// records the file it was given) or, where one runs, the OpenURI portal (a stand-in portal
 /// records the call).
-extension AppSuites {
+extension MoreAppSuites {
 @Suite("The camera app's sharing, headless")
 struct SharingTests {
     /// Opens the gallery's first item in the viewer.
     static func openViewer(_ session: AppSession, items: Int) throws {
         try session.key("ctrl+g")
-        #expect(try waitFor(seconds: 30) { try GalleryTests.cells(session) == items })
+        #expect(try waitFor(seconds: 30) { try AppSuites.GalleryTests.cells(session) == items })
         try session.click(x: 100, y: 130, count: 2)
-        #expect(try AppStateTests.shows(session, "1 of \(items)"))
+        #expect(try AppSuites.AppStateTests.shows(session, "1 of \(items)"))
     }
 
     /// Runs a shell command line (for xclip's binary output) and returns its standard output.
@@ -43,7 +43,7 @@ struct SharingTests {
     @Test("Copy puts the photo on the clipboard as image/png (the same picture, read back by xclip) and its file as text/uri-list; Show in Files calls FileManager1.ShowItems with its URI")
     func copyAndShowInFiles() throws {
         let session = try AppSession()
-        try GalleryTests.snap(session)
+        try AppSuites.GalleryTests.snap(session)
         let fixture = AppSession.repository + "/Tests/Fixtures/fake-file-manager.py"
         let files = try BackgroundProcess(["/usr/bin/python3", fixture], environment: ["DBUS_SESSION_BUS_ADDRESS": session.busAddress])
         defer { files.stop() }
@@ -112,7 +112,7 @@ struct SharingTests {
         try session.key("alt+Return")
         // Each row: its title, and its value as a label.
         for text in ["Camera", "Pinhole Test Model", "Size", "320 × 240 pixels (0.1 MP)", "Format", "JPEG", "File", photo, "Location"] {
-            #expect(try AppStateTests.shows(session, text), "no “\(text)”")
+            #expect(try AppSuites.AppStateTests.shows(session, text), "no “\(text)”")
         }
         let place = metadata == "XMP" ? "Recorded in the file’s metadata" : "48.85830° N, 2.29450° E"
         let location = try session.accessibility("print(find('\(place)\\nSave As… removes it from the copy unless you turn “Remove location” off.', pyatspi.ROLE_LABEL).name)")
@@ -127,11 +127,11 @@ struct SharingTests {
     @Test("dragging a selected cell out of the gallery drops the selection's files (offered as text/uri-list) into another app")
     func dragOut() throws {
         let session = try AppSession()
-        for _ in 0..<2 { try GalleryTests.snap(session) }
+        for _ in 0..<2 { try AppSuites.GalleryTests.snap(session) }
         try session.launch()
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
         try session.key("ctrl+g")
-        #expect(try waitFor(seconds: 30) { try GalleryTests.cells(session) == 2 })
+        #expect(try waitFor(seconds: 30) { try AppSuites.GalleryTests.cells(session) == 2 })
         try session.click(x: 100, y: 130)
         try session.key("ctrl+a")
         // Another app's window, to the right of the camera's (no window manager: placed by hand).
@@ -169,7 +169,7 @@ struct SharingTests {
         try entry.write(toFile: applications + "/pinhole-test-viewer.desktop", atomically: true, encoding: .utf8)
         let indexed = try runTool("update-desktop-database", [applications])
         try #require(indexed.status == 0, "update-desktop-database: \(indexed.stderr)")
-        try GalleryTests.snap(session)
+        try AppSuites.GalleryTests.snap(session)
         try session.launch()
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
         try Self.openViewer(session, items: 1)
@@ -187,7 +187,7 @@ struct SharingTests {
     @Test("Open With… through the OpenURI portal where one runs: OpenFile gets a read-only descriptor of the photo's file, ask=true and the window; when the portal fails the call or answers that it failed, GTK's app chooser opens instead")
     func openWithPortal() throws {
         let session = try AppSession()
-        try GalleryTests.snap(session)
+        try AppSuites.GalleryTests.snap(session)
         // The stand-in portal answers the first call "done", fails the second and answers the
         // third "failed" (response 2).
         let fixture = AppSession.repository + "/Tests/Fixtures/fake-portal.py"

@@ -46,7 +46,7 @@ struct VideoTests {
         _ = try Self.record(session, seconds: Int(length))
         try session.launch()
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
-        try SharingTests.openViewer(session, items: 1)
+        try MoreAppSuites.SharingTests.openViewer(session, items: 1)
         // It plays by itself: the position moves past the start.
         var position: Double?
         #expect(try waitFor(seconds: 30) { position = try Self.position(session); return (position ?? 0) > 0.3 }, "position \(String(describing: position))")
@@ -121,7 +121,7 @@ struct VideoTests {
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
         let pid = try #require(session.app?.pid)
         #expect(try Self.streams(of: pid, on: sound).isEmpty, "the app plays something before the video is opened")
-        try SharingTests.openViewer(session, items: 1)
+        try MoreAppSuites.SharingTests.openViewer(session, items: 1)
         var streams: [String] = []
         let appeared = try waitFor(seconds: 30) { streams = try Self.streams(of: pid, on: sound); return !streams.isEmpty }
         let all = try runTool("pactl", ["--server", sound.address, "list", "sink-inputs"]).stdout

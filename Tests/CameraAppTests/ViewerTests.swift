@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// The viewer with formats other than the camera's JPEG, and with the library changing under it.
-extension AppSuites {
+extension MoreAppSuites {
 @Suite("The camera app's viewer, headless")
 struct ViewerTests {
     /// Whether the screenshot's picture (the viewer's, below the header) shows `left` in its left
@@ -32,7 +32,7 @@ struct ViewerTests {
             let imported = try runTool(builtProduct("pinhole"), ["library", "import", file], environment: ["PINHOLE_LIBRARY": session.folder.path("library")])
             try #require(imported.status == 0, "pinhole library import \(file): \(imported.stderr)")
         }
-        let order = try GalleryTests.index(session, "SELECT path FROM assets ORDER BY created DESC, id").split(separator: "\n").map(String.init)
+        let order = try AppSuites.GalleryTests.index(session, "SELECT path FROM assets ORDER BY created DESC, id").split(separator: "\n").map(String.init)
         try #require(order.count == 2)
         try session.launch()
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
@@ -41,7 +41,7 @@ struct ViewerTests {
         for (position, path) in order.enumerated() {
             if position > 0 {
                 try session.key("Right")
-                #expect(try AppStateTests.shows(session, "\(position + 1) of 2"))
+                #expect(try AppSuites.AppStateTests.shows(session, "\(position + 1) of 2"))
             }
             let upright = path.hasSuffix(".webp") ? (blue, red) : (red, blue)
             let shown = try waitFor(seconds: 30) { Self.halves(try session.screenshot(), left: upright.0, right: upright.1) }
@@ -61,19 +61,19 @@ struct ViewerTests {
     @Test("with the mouse: a double-click shows the photo at 100 % (decoded whole only then) and another fits it again; dragging the zoomed photo pans it")
     func mouseZoomAndPan() throws {
         let session = try AppSession(extra: ["PINHOLE_BENCH_REPORT": "1"])
-        try GalleryTests.snap(session)
+        try AppSuites.GalleryTests.snap(session)
         try session.launch()
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
         try SharingTests.openViewer(session, items: 1)
         var fitted = 0
-        #expect(try waitFor(seconds: 30) { fitted = GalleryTests.yellowWidth(try session.screenshot(), y: 300); return fitted > 80 }, "no yellow bar: \(fitted)")
+        #expect(try waitFor(seconds: 30) { fitted = AppSuites.GalleryTests.yellowWidth(try session.screenshot(), y: 300); return fitted > 80 }, "no yellow bar: \(fitted)")
         // 3840 pixels wide at 100 %: the yellow bar (an eighth of it) is far wider than fitted.
         // The photo's point clicked stays under the pointer: near the left edge, the yellow bar
         // (from 480 to 960 px of the photo) is then whole on screen.
         let photoLeft = try #require(Self.firstYellow(try session.screenshot(), y: 300)) - fitted
         try session.click(x: 40, y: 250, count: 2)
         var zoomed = 0
-        #expect(try waitFor(seconds: 30) { zoomed = GalleryTests.yellowWidth(try session.screenshot(), y: 300); return zoomed > fitted * 3 }, "fitted \(fitted), zoomed \(zoomed)")
+        #expect(try waitFor(seconds: 30) { zoomed = AppSuites.GalleryTests.yellowWidth(try session.screenshot(), y: 300); return zoomed > fitted * 3 }, "fitted \(fitted), zoomed \(zoomed)")
         // Fitted, the photo was decoded for the window; at 100 % it is decoded whole (the app's
         // report lines say each decode's longest side).
         let decodes = { (session.app?.errors ?? "").split(separator: "\n").filter { $0.hasPrefix("pinhole-bench: viewer-decoded ") }.compactMap { $0.split(separator: " ").last.flatMap { Int($0) } } }
@@ -94,24 +94,24 @@ struct ViewerTests {
                 "the yellow bar started at \(before), after the drag at \(after)")
         usleep(500_000)
         try session.click(x: 480, y: 380, count: 2)
-        #expect(try waitFor(seconds: 30) { abs(GalleryTests.yellowWidth(try session.screenshot(), y: 300) - fitted) <= 2 }, "not fitted again")
+        #expect(try waitFor(seconds: 30) { abs(AppSuites.GalleryTests.yellowWidth(try session.screenshot(), y: 300) - fitted) <= 2 }, "not fitted again")
     }
 
     @Test("the viewer stays on its item when another program adds one before it, and moves on when its file is removed")
     func followsTheLibrary() throws {
         let session = try AppSession()
-        for _ in 0..<2 { try GalleryTests.snap(session) }
+        for _ in 0..<2 { try AppSuites.GalleryTests.snap(session) }
         try session.launch()
         #expect(try AppSuites.AppWindowTests.waitForPreview(session, mirrored: true))
         try SharingTests.openViewer(session, items: 2)
         let shown = try #require(try PickerTests.newestNames(session).first)
-        try GalleryTests.snap(session)
-        #expect(try AppStateTests.shows(session, "2 of 3"), "the viewer did not stay on its item")
+        try AppSuites.GalleryTests.snap(session)
+        #expect(try AppSuites.AppStateTests.shows(session, "2 of 3"), "the viewer did not stay on its item")
         #expect(unlink(session.photos + "/" + shown) == 0)
-        #expect(try AppStateTests.shows(session, "2 of 2"), "the viewer did not move on from the removed item")
+        #expect(try AppSuites.AppStateTests.shows(session, "2 of 2"), "the viewer did not move on from the removed item")
         // The last one removed too: back to the gallery.
         for file in session.files(in: session.photos) { unlink(file) }
-        #expect(try AppStateTests.shows(session, "No Photos or Videos Yet"))
+        #expect(try AppSuites.AppStateTests.shows(session, "No Photos or Videos Yet"))
     }
 }
 }

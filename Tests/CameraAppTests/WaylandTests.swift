@@ -130,7 +130,7 @@ struct WaylandTests {
             return waitFor(seconds: 3) { GalleryTests.cameraRunning(session) == true }
         }
         #expect(resumed, "restored, the camera did not start again: \(app.errors.suffix(400))")
-        #expect(AppSuites.InFlightTests.criticals(app.errors).isEmpty, "\(AppSuites.InFlightTests.criticals(app.errors))")
+        #expect(MoreAppSuites.InFlightTests.criticals(app.errors).isEmpty, "\(MoreAppSuites.InFlightTests.criticals(app.errors))")
     }
 
     /// Runs a program in `folder` (weston-screenshooter writes into its working directory).
