@@ -34,7 +34,7 @@ struct PortalVividTests {
         return try runTool(pinholeBinary, arguments, environment: environment)
     }
 
-    @Test("granted in the permission store: devices lists vivid through the portal, snap gives its colour bars; start to photo timed against PipeWire and V4L2 directly")
+    @Test("granted in the permission store: devices lists vivid through the portal, and snap gives its colour bars through the portal, PipeWire and V4L2 directly")
     func granted() throws {
         let (server, portal) = try stack()
         defer { portal.stop(); server.stop() }
@@ -46,32 +46,22 @@ struct PortalVividTests {
         let real = list.filter { ($0["type"] as? String) != "virtual" }
         try #require(real.count == 1, "\(listed.stdout)")
         #expect(real[0]["route"] as? String == "portal" && real[0]["path"] == nil, "\(real[0])")
-        // A run of each route, in turn, from process start to the saved photo. V4L2 waits until
-        // WirePlumber lets the node go (it suspends an idle node after 5 s): a busy run (exit 5)
-        // is tried again, and only the run that took the photo is timed.
-        var times: [String: [Double]] = [:]
+        // A photo by each route, in turn. V4L2 waits until WirePlumber lets the node go (it
+        // suspends an idle node after 5 s): a busy run (exit 5) is tried again. (How long each
+        // route takes is scripts/vm/path-bench's to measure, not a test's.)
         let routes: [(String, [String], Bool)] = [("portal", [], true), ("PipeWire", [], false), ("V4L2", ["--device", "/dev/video0"], false)]
-        for round in 0..<3 {
-            for (route, device, portalOn) in routes {
-                let output = folder.path("\(route)-\(round).jpg")
-                var started = SystemClock.monotonicNanoseconds()
-                var snap = try pinhole(["snap", "--size", "320x180", "--warmup", "0", "-o", output] + device, portal, folder, portalOn: portalOn)
-                let deadline = started + 30_000_000_000
-                while snap.status == 5, SystemClock.monotonicNanoseconds() < deadline {
-                    usleep(500_000)
-                    started = SystemClock.monotonicNanoseconds()
-                    snap = try pinhole(["snap", "--size", "320x180", "--warmup", "0", "-o", output] + device, portal, folder, portalOn: portalOn)
-                }
-                try #require(snap.status == 0, "\(route): \(snap.stderr)")
-                times[route, default: []].append(Double(SystemClock.monotonicNanoseconds() - started) / 1e6)
-                let image = try JPEGDecoder().decode(Array(try Data(contentsOf: URL(fileURLWithPath: output))))
-                #expect(image.width == 320 && image.height == 180, "\(route)")
-                expectVividBars(vividBars(image))
+        for (route, device, portalOn) in routes {
+            let output = folder.path("\(route).jpg")
+            var snap = try pinhole(["snap", "--size", "320x180", "--warmup", "0", "-o", output] + device, portal, folder, portalOn: portalOn)
+            let deadline = SystemClock.monotonicNanoseconds() + 30_000_000_000
+            while snap.status == 5, SystemClock.monotonicNanoseconds() < deadline {
+                usleep(500_000)
+                snap = try pinhole(["snap", "--size", "320x180", "--warmup", "0", "-o", output] + device, portal, folder, portalOn: portalOn)
             }
-        }
-        for (route, _, _) in routes {
-            let sorted = times[route, default: []].sorted()
-            print("Portal benchmark: \(route) snap 320×180, process start to saved photo: median \(Int(sorted[sorted.count / 2])) ms of \(sorted.map { Int($0) })")
+            try #require(snap.status == 0, "\(route): \(snap.stderr)")
+            let image = try JPEGDecoder().decode(Array(try Data(contentsOf: URL(fileURLWithPath: output))))
+            #expect(image.width == 320 && image.height == 180, "\(route)")
+            expectVividBars(vividBars(image))
         }
         #expect(portal.dialogs.isEmpty, "\(portal.dialogs)")
     }
