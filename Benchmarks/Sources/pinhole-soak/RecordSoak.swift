@@ -13,11 +13,11 @@ struct RecordSoak {
     /// The camera's frame rate.
     static let fps = 30
     /// How much the recorder's `VmRSS` may grow from the first sample at or after 60 s (encoder
-    /// and muxer warmed up) to the last: a leak of one 1080p I420 frame (3 MiB) a minute passes
-    /// it within six minutes.
-    static let residentGrowthBound = 16 << 20
-    /// How far the end of the sound may be from the end of the picture.
-    static let driftBound = 0.1
+    /// and muxer warmed up) to the last (the issue's bound): a leak of 100 bytes a frame, or of
+    /// two 1080p I420 frames (3 MiB each) in the hour, exceeds it.
+    static let residentGrowthBound = 5 << 20
+    /// How far the end of the sound may be from the end of the picture: one frame.
+    static let driftBound = 1.0 / Double(fps)
 
     /// Seconds to record.
     var seconds: Int { minutes * 60 }
@@ -68,18 +68,25 @@ struct RecordSoak {
         rules.append((abs(accounted - expected) <= frameSlack,
                       verdict(abs(accounted - expected) <= frameSlack, "frames in the file + frames pinhole reports lost = \(expected) ± \(frameSlack)",
                               "\(probe.video.count) + \(reported) = \(accounted)")))
+        // Every frame the camera sent is in the movie: none left out because encoding fell
+        // behind (a machine busy beside the soak can cost some; they are then counted above).
+        rules.append((reported == 0, verdict(reported == 0, "no frame dropped or skipped", "\(reported) reported")))
         let drift = probe.audio.end - probe.video.end
         rules.append((probe.audio.count > 0 && abs(drift) <= RecordSoak.driftBound,
-                      verdict(probe.audio.count > 0 && abs(drift) <= RecordSoak.driftBound, "the sound ends within \(fixed(RecordSoak.driftBound, 1)) s of the picture (A/V drift)",
+                      verdict(probe.audio.count > 0 && abs(drift) <= RecordSoak.driftBound, "the sound ends within one frame (\(fixed(RecordSoak.driftBound * 1000, 1)) ms) of the picture (A/V drift)",
                               "last audio \(fixed(probe.audio.end, 3)) s − last video \(fixed(probe.video.end, 3)) s = \(fixed(drift * 1000, 0)) ms; starts \(fixed(probe.audio.start, 3)) / \(fixed(probe.video.start, 3)) s")))
         let decode = Subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", movie, "-f", "null", "-"], scratch: folder.path)
         let plays = decode.status == 0 && decode.errors.trimmed.isEmpty
         rules.append((plays, verdict(plays, "plays end to end (ffmpeg -v error -i FILE -f null -: status 0, no message)",
                                      "status \(decode.status), \(decode.errors.trimmed.isEmpty ? "no message" : String(decode.errors.trimmed.prefix(300))), decoded in \(fixed(decode.wallSeconds, 1)) s")))
-        if let first = samples.first(where: { $0.seconds >= 60 }), let last = samples.last, last.seconds > first.seconds {
+        // Samples while it records: after its duration `pinhole record` finishes the file (the
+        // rewrite into a regular MP4 takes memory of its own for a moment: +7 MiB at 3611 s of
+        // an hour), which is not the recording's footprint growing.
+        if let first = samples.first(where: { $0.seconds >= 60 }), let last = samples.last(where: { $0.seconds <= Double(seconds) }),
+           last.seconds > first.seconds {
             let growth = last.resident - first.resident
-            rules.append((growth <= RecordSoak.residentGrowthBound,
-                          verdict(growth <= RecordSoak.residentGrowthBound, "the recorder's VmRSS grows by at most \(mebibytes(RecordSoak.residentGrowthBound)) MiB after its first minute",
+            rules.append((growth < RecordSoak.residentGrowthBound,
+                          verdict(growth < RecordSoak.residentGrowthBound, "the recorder's VmRSS grows by less than \(mebibytes(RecordSoak.residentGrowthBound)) MiB from its first minute to its end",
                                   "\(mebibytes(first.resident)) MiB at \(fixed(first.seconds, 0)) s → \(mebibytes(last.resident)) MiB at \(fixed(last.seconds, 0)) s")))
         } else {
             say("(too short for the memory rule: no two samples after the first minute)")
