@@ -126,7 +126,9 @@ extension VirtualCameraSuites {
             #expect(session.activeStream?.pixelFormat == .mjpeg)
             let path = folder.path("mjpeg.mp4")
             try await output.startRecording(to: path, timeout: patience)
-            #expect(output.isRecording)
+            // No check of isRecording here: a lossless 720p frame is about as large as the limit,
+            // so on a busy machine the recording has ended by the time this task runs again (CI,
+            // 2026-12-04). The summary and the limit's error show that it started and why it ended.
             let summary = try #require(await output.waitUntilFinished())
             #expect(output.lastError.map { "\($0)".contains("maximum file size") } == true, "\(String(describing: output.lastError))")
             #expect(summary.fileSize >= 60_000 && summary.fileSize < 400_000, "\(summary.fileSize) bytes")
