@@ -121,32 +121,49 @@ struct PixelBufferTests {
         #expect(pool.allocatedCount == 3)
     }
 
-    @Test("a resident pool's buffers are in memory from the start (mincore), so its footprint does not grow when more of them come into use; a plain pool's large buffers are not, until written")
+    @Test("makeResident makes a pool whole and its free buffers resident (mincore), so its footprint does not grow when more of them come into use; a buffer in use is left to its user, and none is handed out meanwhile")
     func residentPool() throws {
-        // Pages of `buffer` that are in memory, and all its pages (whole pages inside it).
-        func residentPages(_ buffer: PixelBuffer) -> (resident: Int, all: Int) {
-            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        // The whole pages inside `buffer`.
+        func pages(_ buffer: PixelBuffer) -> (start: UnsafeMutableRawPointer, length: Int) {
             let start = (Int(bitPattern: buffer.baseAddress) + page - 1) / page * page
             let end = (Int(bitPattern: buffer.baseAddress) + buffer.capacity) / page * page
-            let count = (end - start) / page
-            var vector = [UInt8](repeating: 0, count: count)
-            #expect(mincore(UnsafeMutableRawPointer(bitPattern: start), end - start, &vector) == 0)
-            return (vector.count(where: { $0 & 1 != 0 }), count)
+            return (UnsafeMutableRawPointer(bitPattern: start)!, end - start)
         }
-        // 1920×1080 I420 (3 MiB): malloc maps buffers this large afresh, untouched.
-        let resident = try PixelBufferPool(format: .i420, width: 1920, height: 1080, rowAlignment: 64, maximumCount: 4,
-                                           preallocate: 4, resident: true)
+        // How many of them are in memory, of how many.
+        func resident(_ buffer: PixelBuffer) -> (count: Int, of: Int) {
+            let (start, length) = pages(buffer)
+            var vector = [UInt8](repeating: 0, count: length / page)
+            #expect(mincore(start, length, &vector) == 0)
+            return (vector.count(where: { $0 & 1 != 0 }), vector.count)
+        }
+        let pool = try PixelBufferPool(format: .i420, width: 1920, height: 1080, rowAlignment: 64, maximumCount: 4, preallocate: 4)
+        // Each buffer's memory given back to the kernel first (the allocator may have handed out
+        // memory another test had written): none of it is resident now.
         var held: [PixelBuffer] = []
-        for _ in 0..<4 { held.append(try #require(resident.makeBuffer())) }
-        #expect(resident.allocatedCount == 4)
+        for _ in 0..<4 { held.append(try #require(pool.makeBuffer())) }
         for buffer in held {
-            let pages = residentPages(buffer)
-            #expect(pages.all > 700 && pages.resident == pages.all, "\(pages.resident) of \(pages.all) pages resident")
+            let (start, length) = pages(buffer)
+            #expect(madvise(start, length, MADV_DONTNEED) == 0)
+            #expect(resident(buffer).count == 0, "\(resident(buffer))")
         }
-        let plain = try PixelBufferPool(format: .i420, width: 1920, height: 1080, rowAlignment: 64, maximumCount: 2, preallocate: 2)
-        let untouched = try #require(plain.makeBuffer())
-        let pages = residentPages(untouched)
-        #expect(pages.resident < pages.all / 2, "the check tells resident from not: \(pages.resident) of \(pages.all)")
+        // One stays in use through it; the others are free.
+        let inUse = held[0]
+        held.removeAll()
+        pool.makeResident()
+        #expect(pool.allocatedCount == 4)
+        #expect(resident(inUse).count == 0, "the buffer in use was written: \(resident(inUse))")
+        for _ in 0..<3 { held.append(try #require(pool.makeBuffer())) }
+        #expect(pool.makeBuffer() == nil, "makeResident kept a buffer, or made more than the maximum")
+        for buffer in held {
+            let pages = resident(buffer)
+            #expect(pages.of > 700 && pages.count == pages.of, "\(pages.count) of \(pages.of) pages resident")
+        }
+        // A pool made with fewer buffers is made whole.
+        let small = try PixelBufferPool(format: .i420, width: 64, height: 48, maximumCount: 3, preallocate: 1)
+        small.makeResident()
+        #expect(small.allocatedCount == 3)
+        withExtendedLifetime(inUse) {}
     }
 
     @Test("fourCC codes match V4L2")

@@ -84,6 +84,8 @@ extension MovieFileOutput {
                                                          preset: effort.preset, audio: recording.audio,
                                                          fragmentInterval: recording.fragmentInterval, rotation: rotation)
                             writer = try MovieWriter(path: recording.path, settings: settings, range: buffer.yuvRange, creationDate: recording.startedAt)
+                            // The frames' pool, whole and resident from now on (see `buffer`).
+                            recording.shared.withLock { $0.pool }?.makeResident()
                         }
                         try writer?.appendVideo(buffer, timestampNanoseconds: time)
                         if frameDelay > 0 { usleep(UInt32(frameDelay * 1e6)) }

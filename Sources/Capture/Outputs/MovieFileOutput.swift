@@ -142,15 +142,16 @@ public final class MovieFileOutput: FrameConsumer {
             }
 
             /// A free frame from the recording's pool (made at the first frame's size), or nil
-            /// when every one is in use (the encoder is behind) or the size changed. The whole
-            /// pool is made, and made resident, at the first frame: a recording's memory is what
-            /// it is after its first second, however far the encoder falls behind later (an hour
-            /// at 1080p grew by 5 buffers, 15 MiB, when they were made as needed).
+            /// when every one is in use (the encoder is behind) or the size changed. The encoding
+            /// thread makes the whole pool resident when the first frame reaches it
+            /// (`makeResident`), so a recording's memory is what it is after its first second,
+            /// however far the encoder falls behind later (an hour at 1080p grew by 5 buffers,
+            /// 15 MiB, when they were made as needed). Not here: writing 24 MiB on the camera's
+            /// thread made an emulated camera skip frames at a recording's start.
             mutating func buffer(width: Int, height: Int) -> PixelBuffer? {
                 if pool == nil {
                     pool = try? PixelBufferPool(format: .i420, width: width, height: height, rowAlignment: 64,
-                                                maximumCount: MovieFileOutput.poolSize, preallocate: MovieFileOutput.poolSize,
-                                                resident: true)
+                                                maximumCount: MovieFileOutput.poolSize, preallocate: 3)
                 }
                 guard let pool, pool.width == width, pool.height == height else { return nil }
                 return pool.makeBuffer()

@@ -22,11 +22,8 @@ public final class PixelBufferPool: Sendable {
     private let buffers: Lock<[PixelBuffer]>
 
     /// Makes a pool; `preallocate` buffers are made now so the first frames allocate nothing either.
-    /// With `resident`, each of those is written once (zeroed), so its memory is the process's
-    /// from now on rather than from its first use: a pool whose footprint must not grow later
-    /// (a recording's, which uses more of its buffers only when the encoder falls behind).
     public init(format: PixelFormat, width: Int, height: Int, rowAlignment: Int = 1, compressedCapacity: Int? = nil,
-                maximumCount: Int = 8, preallocate: Int = 0, resident: Bool = false) throws(MediaError) {
+                maximumCount: Int = 8, preallocate: Int = 0) throws(MediaError) {
         guard maximumCount > 0 else { throw .invalidDimensions(width: width, height: height, reason: "a pool needs room for at least one buffer") }
         self.format = format
         self.width = width
@@ -42,10 +39,34 @@ public final class PixelBufferPool: Sendable {
         for _ in 1..<max(1, min(preallocate, maximumCount)) {
             made.append(try PixelBuffer(format: format, width: width, height: height, rowAlignment: rowAlignment, compressedCapacity: compressedCapacity))
         }
-        if resident {
-            for buffer in made { buffer.baseAddress.initializeMemory(as: UInt8.self, repeating: 0, count: buffer.capacity) }
-        }
         buffers = Lock(made)
+    }
+
+    /// Makes all `maximumCount` buffers and writes each once (zeroes it), so the pool's memory is
+    /// the process's from now on rather than from each buffer's first use: for a pool whose
+    /// footprint must not grow later (a recording's, which uses more buffers only when its encoder
+    /// falls behind). Call it off the thread that fills the buffers: the writing takes a moment
+    /// (24 MiB for eight 1080p I420 frames). A buffer in use is skipped (its user writes it
+    /// anyway); a free one is held while it is written, so it is not handed out meanwhile.
+    public func makeResident() {
+        for index in 0..<maximumCount {
+            let free = buffers.withLock { buffers -> PixelBuffer? in
+                if index == buffers.count {
+                    guard let made = try? PixelBuffer(format: format, width: width, height: height, rowAlignment: rowAlignment,
+                                                      compressedCapacity: compressedCapacity) else { return nil }
+                    buffers.append(made)
+                }
+                guard index < buffers.count, isKnownUniquelyReferenced(&buffers[index]) else { return nil }
+                return buffers[index]
+            }
+            guard let free else { continue }
+            withExtendedLifetime(free) {
+                free.baseAddress.initializeMemory(as: UInt8.self, repeating: 0, count: free.capacity)
+                // Taken once more before letting go: whoever gets this buffer next takes the lock
+                // after this, which orders the writing before theirs (ThreadSanitizer sees it).
+                buffers.withLock { _ in }
+            }
+        }
     }
 
     /// A buffer nobody else holds, or `nil` when all `maximumCount` are in use.
