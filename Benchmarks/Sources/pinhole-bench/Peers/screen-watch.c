@@ -20,6 +20,13 @@
  *
  * Usage: screen-watch TIMEOUT INTERVAL MAGENTA CYAN   (DISPLAY from the environment)
  *
+ * With --bars it watches for vivid's colour bars instead (scripts/vm/apps-bench: whichever camera
+ * app drew them): at least MIN samples each of the 75 % bars' yellow, cyan and magenta (a channel
+ * at 75 % is 180–200 after each app's conversion, one at 0 stays low), so a few pixels of those
+ * colours elsewhere (icons, a toolbar) do not count; mirrored or scaled bars count.
+ *
+ * Usage: screen-watch --bars TIMEOUT INTERVAL MIN
+ *
  * pinhole-bench compiles it during the stage:
  *     cc -O2 -o screen-watch screen-watch.c $(pkg-config --cflags --libs x11 xext)
  */
@@ -28,6 +35,7 @@
 #include <X11/extensions/XShm.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
 #include <time.h>
@@ -54,14 +62,34 @@ static void count_markers(XImage *image, long *magenta, long *cyan) {
     }
 }
 
+/* Counts samples of vivid's 75 % yellow, cyan and magenta bars (see --bars above). */
+static void count_bars(XImage *image, long counts[3]) {
+    counts[0] = counts[1] = counts[2] = 0;
+    for (int y = 0; y < image->height; y += 4) {
+        const unsigned int *row = (const unsigned int *)(image->data + (long)y * image->bytes_per_line);
+        for (int x = 0; x < image->width; x += 4) {
+            unsigned int pixel = row[x];
+            int r = (pixel >> 16) & 0xFF, g = (pixel >> 8) & 0xFF, b = pixel & 0xFF;
+            int hr = r > 140, hg = g > 140, hb = b > 140, lr = r < 70, lg = g < 70, lb = b < 70;
+            if (hr && hg && lb) counts[0]++;
+            else if (lr && hg && hb) counts[1]++;
+            else if (hr && lg && hb) counts[2]++;
+        }
+    }
+}
+
 int main(int argc, char **argv) {
-    if (argc != 5) {
-        fprintf(stderr, "usage: screen-watch TIMEOUT INTERVAL-MS MAGENTA CYAN\n");
+    int bars = argc == 5 && strcmp(argv[1], "--bars") == 0;
+    if (bars) {
+        argv++;
+        argc = 5;
+    } else if (argc != 5) {
+        fprintf(stderr, "usage: screen-watch TIMEOUT INTERVAL-MS MAGENTA CYAN\n       screen-watch --bars TIMEOUT INTERVAL-MS MIN\n");
         return 2;
     }
     double timeout = atof(argv[1]);
     long interval_us = atol(argv[2]) * 1000L;
-    long min_magenta = atol(argv[3]), min_cyan = atol(argv[4]);
+    long min_magenta = atol(argv[3]), min_cyan = bars ? 0 : atol(argv[4]);
     Display *display = XOpenDisplay(NULL);
     if (!display) {
         fprintf(stderr, "screen-watch: cannot open the display\n");
@@ -111,10 +139,17 @@ int main(int argc, char **argv) {
             return 2;
         }
         captures++;
-        long magenta, cyan;
-        count_markers(image, &magenta, &cyan);
+        int present;
+        if (bars) {
+            long counts[3];
+            count_bars(image, counts);
+            present = counts[0] >= min_magenta && counts[1] >= min_magenta && counts[2] >= min_magenta;
+        } else {
+            long magenta, cyan;
+            count_markers(image, &magenta, &cyan);
+            present = magenta >= min_magenta && cyan >= min_cyan;
+        }
         if (!shared) XDestroyImage(image);
-        int present = magenta >= min_magenta && cyan >= min_cyan;
         if (!ready && !present) {
             ready = 1;
             printf("ready\n");
