@@ -2,6 +2,7 @@
 #include "pinhole_media_loader.h"
 #include <dlfcn.h>
 #include <malloc.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -70,7 +71,8 @@ const struct pinhole_heif *pinhole_heif_load(char *error, size_t size) {
     return &table;
 }
 
-void pinhole_keep_freed_memory(void) {
+void pinhole_tune_memory_for_recording(void) {
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 256 << 20);
+    prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 }

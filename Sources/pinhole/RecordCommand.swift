@@ -48,7 +48,7 @@ enum RecordCommand {
             requested = .init(width: w, height: h)
         }
 
-        MovieWriter.keepFreedMemory()
+        MovieWriter.tuneMemoryForRecording()
         // Sound from the microphone asked for, else the default one, looked up before the camera
         // opens (a wrong --audio name must not start the camera); without one (no sound server,
         // no microphone), the movie is silent and we say why once it is recording: a run that

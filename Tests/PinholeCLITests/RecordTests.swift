@@ -61,6 +61,10 @@ extension CLITests {
         // Signalled once the file plays a second (a busy machine may take longer to get there).
         var before: Double?
         #expect(blockUntil(everyMilliseconds: 200) { before = playableUntil(path); return (before ?? 0) >= 1 }, "\(process.errors)")
+        // Transparent huge pages are off for the recorder (MovieWriter.tuneMemoryForRecording),
+        // or khugepaged steps its memory up minutes in.
+        let status = (try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8)) ?? ""
+        #expect(status.contains("THP_enabled:\t0"), "\(status)")
         kill(process.pid, signal)
         #expect(process.waitForExit(seconds: patience) == 0, "\(process.errors)")
         let lasted = (clock.now - began) / .seconds(1)

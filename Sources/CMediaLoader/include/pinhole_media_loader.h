@@ -84,7 +84,9 @@ static inline int pinhole_averror_eagain(void) { return AVERROR(EAGAIN); }
 /// AVERROR_EOF, which Swift cannot import.
 static inline int pinhole_averror_eof(void) { return AVERROR_EOF; }
 
-/// x264 frees and reallocates large frame buffers constantly; glibc's defaults return that memory
-/// to the kernel and fault it back in, zeroed, a moment later. Keeping it costs nothing a
-/// recording does not need anyway.
-void pinhole_keep_freed_memory(void);
+/// Tunes the process for a long recording. x264 frees and reallocates large frame buffers
+/// constantly; glibc's defaults return that memory to the kernel and fault it back in, zeroed, a
+/// moment later: it is kept instead. x264 also advises huge pages for those buffers, and
+/// khugepaged, minutes later, fills a partly used 2-MiB range to make one: the process's
+/// transparent huge pages are turned off (PR_SET_THP_DISABLE), so its memory stays what it was.
+void pinhole_tune_memory_for_recording(void);

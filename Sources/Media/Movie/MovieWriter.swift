@@ -448,11 +448,15 @@ public final class MovieWriter {
         }
     }
 
-    /// Tunes this process's allocator for recording: x264 frees and reallocates large frame
-    /// buffers all the time, and glibc's defaults give that memory back to the kernel and fault
-    /// it in again (zeroed) a moment later, 3–6% of a 1080p recording's CPU. Process-wide, so it
-    /// is the program's choice (`pinhole record` makes it), not done behind its back.
-    public static func keepFreedMemory() { pinhole_keep_freed_memory() }
+    /// Tunes this process's memory for recording, so that it stays flat for hours. x264 frees and
+    /// reallocates large frame buffers all the time, and glibc's defaults give that memory back to
+    /// the kernel and fault it in again (zeroed) a moment later, 3–6% of a 1080p recording's CPU:
+    /// it is kept. x264 also advises transparent huge pages for those buffers, and the kernel's
+    /// khugepaged, minutes into a recording, fills partly used 2-MiB ranges to make them (steps
+    /// of 1.4–3.4 MiB in resident memory at random moments, docs/soak.md): huge pages are turned
+    /// off for the process, at no measured cost to x264's speed. Process-wide, so it is the
+    /// program's choice (`pinhole record` makes it), not done behind its back.
+    public static func tuneMemoryForRecording() { pinhole_tune_memory_for_recording() }
 
     /// "2026-11-29T14:03:22.000000Z" (UTC), as MP4 and Matroska store creation_time.
     static func iso8601(_ date: Double) -> String {
