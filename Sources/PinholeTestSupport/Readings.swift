@@ -146,3 +146,15 @@ public enum ProcessFacts {
         return text[text.index(after: close)...].split(separator: " ").first != "Z"
     }
 }
+
+/// What `/proc` says of the machine itself.
+public enum MachineFacts {
+    /// CPU seconds the hypervisor has taken from this machine since it booted, all CPUs added up
+    /// (/proc/stat's eighth figure on its "cpu" line; 0 where there is none): other guests' work,
+    /// which makes every figure measured meanwhile noisier and can stall a recording.
+    public static func stolenSeconds() -> Double {
+        let cpu = readFile("/proc/stat")?.split(separator: "\n").first { $0.hasPrefix("cpu ") }
+        let fields = cpu?.split(separator: " ").dropFirst().compactMap { Int($0) } ?? []
+        return fields.count > 7 ? Double(fields[7]) / Double(sysconf(Int32(_SC_CLK_TCK))) : 0
+    }
+}

@@ -57,13 +57,11 @@ struct Machine {
         return markdown ? items.map { "- " + $0 } : items
     }
 
-    /// The 1-minute load average and the CPU time stolen by the hypervisor so far (in clock
-    /// ticks), read from /proc: other work on the machine makes every number noisier.
-    static func load() -> (average: String, stolenTicks: Int) {
+    /// The 1-minute load average and the CPU seconds stolen by the hypervisor so far, read from
+    /// /proc: other work on the machine makes every number noisier.
+    static func load() -> (average: String, stolenSeconds: Double) {
         let average = readFile("/proc/loadavg")?.split(separator: " ").first.map(String.init) ?? "?"
-        let cpu = readFile("/proc/stat")?.split(separator: "\n").first { $0.hasPrefix("cpu ") }
-        let fields = cpu?.split(separator: " ").dropFirst().compactMap { Int($0) } ?? []
-        return (average, fields.count > 7 ? fields[7] : 0)
+        return (average, MachineFacts.stolenSeconds())
     }
 
     /// The largest cache the kernel lists for CPU 0, in bytes.

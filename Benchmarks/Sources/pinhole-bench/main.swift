@@ -174,8 +174,7 @@ func main() -> Int32 {
     }
 
     let loadAfter = Machine.load()
-    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-    let stolen = Double(loadAfter.stolenTicks - loadBefore.stolenTicks) / ticks
+    let stolen = loadAfter.stolenSeconds - loadBefore.stolenSeconds
     let load = "1-minute load average \(loadBefore.average) before, \(loadAfter.average) after; "
         + "\(Format.fixed(stolen, 1)) CPU-seconds stolen by the hypervisor during the \(Format.fixed(Clock.now() - start, 0)) s run"
     let title = "Pinhole media benchmark"

@@ -39,13 +39,13 @@ struct RecordSoak {
         let recorder = try ChildProcess(arguments, environment: environment, errorPath: folder.path + "/record.err", standardOutput: .file(folder.path + "/record.out"))
         var samples: [(seconds: Double, resident: Int)] = []
         // CPU time the hypervisor took from this machine (a stall that drops frames may be its).
-        let stolenAtStart = RecordSoak.stolenSeconds()
+        let stolenAtStart = MachineFacts.stolenSeconds()
         var stolenBefore = stolenAtStart
         var mostStolen: (seconds: Double, at: Double) = (0, 0)
         let deadline = Double(seconds) + 120
         while recorder.wait(timeout: 10) == nil {
             let at = Double(MonotonicClock.nanoseconds() - recorder.spawnedAt) / 1e9
-            let stolen = RecordSoak.stolenSeconds()
+            let stolen = MachineFacts.stolenSeconds()
             if stolen - stolenBefore > mostStolen.seconds { mostStolen = (stolen - stolenBefore, at) }
             stolenBefore = stolen
             if let memory = recorder.memorySoFar() {
@@ -62,7 +62,7 @@ struct RecordSoak {
         say("pinhole record exited with \(exit.status) after \(fixed(exit.wallSeconds, 1)) s, CPU \(fixed(exit.cpuSeconds, 1)) s, "
               + "own peak \(mebibytes(exit.peakResidentBytes)) MiB (\(exit.peakIncludesExit ? "VmHWM reads and ru_maxrss at exit, above anything inherited" : "VmHWM reads while it ran"))")
         for line in recorder.errors.split(separator: "\n") { say("  pinhole: \(line)") }
-        say("host: \(fixed(RecordSoak.stolenSeconds() - stolenAtStart, 1)) CPU-seconds stolen by the hypervisor while it ran; "
+        say("host: \(fixed(MachineFacts.stolenSeconds() - stolenAtStart, 1)) CPU-seconds stolen by the hypervisor while it ran; "
               + "the most between two samples \(fixed(mostStolen.seconds, 1)) s, up to \(fixed(mostStolen.at, 0)) s")
         let reported = RecordSoak.count(in: recorder.errors, before: " frames were dropped") + RecordSoak.count(in: recorder.errors, before: " frames were skipped")
 
@@ -124,14 +124,6 @@ struct RecordSoak {
         guard let slash = program.lastIndex(of: "/") else { return nil }
         let candidate = String(program[..<slash]) + "/" + name
         return access(candidate, X_OK) == 0 ? candidate : nil
-    }
-
-    /// CPU time stolen by the hypervisor from this machine since it booted, in seconds
-    /// (/proc/stat's eighth figure on its "cpu" line, all CPUs; 0 where there is none).
-    static func stolenSeconds() -> Double {
-        let cpu = readFile("/proc/stat")?.split(separator: "\n").first { $0.hasPrefix("cpu ") }
-        let fields = cpu?.split(separator: " ").dropFirst().compactMap { Int($0) } ?? []
-        return fields.count > 7 ? Double(fields[7]) / Double(sysconf(Int32(_SC_CLK_TCK))) : 0
     }
 }
 
