@@ -191,8 +191,11 @@ extension MovieFileOutput {
     /// How many of the camera's frames a recording keeps: every one while the encoder keeps up;
     /// when it cannot, one every `keepInterval`, evenly (the movie keeps its length and timing,
     /// with fewer frames per second). It starts from the measurement's seconds per frame and
-    /// follows the frames waiting for the encoder: a backlog of half the pool (more than a
-    /// file sync's pause) slows the pace, a steady empty queue lets it quicken again.
+    /// follows the frames waiting for the encoder. A backlog of half the pool (more than a file
+    /// sync's pause) is watched for as many frames as it holds: one that shrank meanwhile was a
+    /// stall the encoder is catching up on (the machine paused it; every frame is kept), one that
+    /// did not, or a pool all but used up, slows the pace; a steady empty queue lets it quicken
+    /// again.
     struct Pace {
         /// The share of the encoder's measured speed a recording counts on (the rest is room
         /// for sound, the muxer, the file's syncs and a machine that gets busier).
@@ -201,14 +204,20 @@ extension MovieFileOutput {
         let frameInterval: Double
         /// Seconds between kept frames (0: every frame is kept).
         private(set) var keep: Double
-        /// Frames to encode before the backlog is judged again (those queued when it last grew).
+        /// Frames to encode before the backlog is judged again (those queued when it was last judged).
         private var settling = 0
+        /// The backlog when it was last judged, while it stays at half the pool or more.
+        private var watched: Int?
         /// Frames encoded in a row with nothing waiting.
         private var calm = 0
+        /// The frames a recording's pool holds.
+        let poolSize: Int
 
-        /// The pace for a camera with `frameInterval` and an encoder measured at `secondsPerFrame`.
-        init(frameInterval: Double, secondsPerFrame: Double?) {
+        /// The pace for a camera with `frameInterval` and an encoder measured at `secondsPerFrame`,
+        /// with `poolSize` frames between them.
+        init(frameInterval: Double, secondsPerFrame: Double?, poolSize: Int = MovieFileOutput.poolSize) {
             self.frameInterval = frameInterval
+            self.poolSize = poolSize
             let needed = (secondsPerFrame ?? 0) / Pace.headroom
             keep = needed > frameInterval * 1.05 ? needed : 0
         }
@@ -220,11 +229,16 @@ extension MovieFileOutput {
         mutating func update(backlog: Int) -> Int64 {
             if settling > 0 {
                 settling -= 1
-            } else if backlog >= MovieFileOutput.poolSize / 2 {
-                keep = max(keep, frameInterval) * 1.25
+            } else if backlog >= poolSize / 2 {
+                // First seen, it may be a stall: judged again once these frames are encoded,
+                // unless the pool has a single frame left.
+                let catchingUp = backlog < (watched ?? poolSize - 1)
+                if !catchingUp { keep = max(keep, frameInterval) * 1.25 }
+                watched = backlog
                 settling = backlog
                 calm = 0
             } else if backlog == 0, keep > 0 {
+                watched = nil
                 calm += 1
                 if calm >= 8 {
                     keep *= 0.9
@@ -232,6 +246,7 @@ extension MovieFileOutput {
                     calm = 0
                 }
             } else {
+                watched = nil
                 calm = 0
             }
             return keepInterval
