@@ -19,13 +19,13 @@ let package = Package(
         // The libraries the bench measures against, linked (Debian's -dev packages, installed by
         // scripts/setup): FFmpeg, and libyuv's version header for the machine's description.
         .systemLibrary(name: "CPeers", path: "Sources/CPeers", pkgConfig: "libavcodec"),
-        // Peers/*.c are compiled by the bench itself, during the camera app and gallery stages, not by SwiftPM.
+        // Peers/*.c are compiled by the bench itself, during the camera app and gallery stages, or by scripts/vm/apps-bench, not by SwiftPM.
         .executableTarget(name: "pinhole-bench",
                           dependencies: [.product(name: "Media", package: "Pinhole"), .product(name: "Capture", package: "Pinhole"),
                                          .product(name: "PhotoLibrary", package: "Pinhole"), "CPeers",
                                          // The harness the tests share: processes, the headless display and bus.
                                          .product(name: "PinholeTestSupport", package: "Pinhole")],
-                          exclude: ["Peers/gtk4-floor.c", "Peers/gtk4-grid-floor.c", "Peers/screen-watch.c"]),
+                          exclude: ["Peers/gtk4-floor.c", "Peers/gtk4-grid-floor.c", "Peers/screen-watch.c", "Peers/damage-count.c", "Peers/gtk4-camera-floor.c"]),
         // Photos, session cycles and a long recording, each with the process's memory, threads and
         // descriptors printed along the way (scripts/soak).
         .executableTarget(name: "pinhole-soak",
