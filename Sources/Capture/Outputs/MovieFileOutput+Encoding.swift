@@ -210,14 +210,10 @@ extension MovieFileOutput {
         private var watched: Int?
         /// Frames encoded in a row with nothing waiting.
         private var calm = 0
-        /// The frames a recording's pool holds.
-        let poolSize: Int
 
-        /// The pace for a camera with `frameInterval` and an encoder measured at `secondsPerFrame`,
-        /// with `poolSize` frames between them.
-        init(frameInterval: Double, secondsPerFrame: Double?, poolSize: Int = MovieFileOutput.poolSize) {
+        /// The pace for a camera with `frameInterval` and an encoder measured at `secondsPerFrame`.
+        init(frameInterval: Double, secondsPerFrame: Double?) {
             self.frameInterval = frameInterval
-            self.poolSize = poolSize
             let needed = (secondsPerFrame ?? 0) / Pace.headroom
             keep = needed > frameInterval * 1.05 ? needed : 0
         }
@@ -229,10 +225,10 @@ extension MovieFileOutput {
         mutating func update(backlog: Int) -> Int64 {
             if settling > 0 {
                 settling -= 1
-            } else if backlog >= poolSize / 2 {
+            } else if backlog >= MovieFileOutput.poolSize / 2 {
                 // First seen, it may be a stall: judged again once these frames are encoded,
                 // unless the pool has a single frame left.
-                let catchingUp = backlog < (watched ?? poolSize - 1)
+                let catchingUp = backlog < (watched ?? MovieFileOutput.poolSize - 1)
                 if !catchingUp { keep = max(keep, frameInterval) * 1.25 }
                 watched = backlog
                 settling = backlog
