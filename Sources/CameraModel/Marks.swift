@@ -16,6 +16,9 @@ public enum Mark: Sendable, Equatable {
     case previewStart(PreviewCounts)
     /// The preview's counts for the window's whole life (said when it goes).
     case preview(PreviewCounts)
+    /// The camera window was asked to close (its close button, Ctrl+W, or the window manager's
+    /// close request): what tells a window closed by a person from one destroyed by a quit.
+    case windowCloseRequest
     /// A photo was saved into the library.
     case photoSaved
     /// A finished recording was added to the library.
@@ -45,7 +48,8 @@ public enum Mark: Sendable, Equatable {
     case viewerSettled
 
     /// The preview's frame counts: frames drawn into the picture, frames the mailbox replaced
-    /// before they were drawn, frames from the camera, and frames dropped on the way.
+    /// before they were drawn, frames from the camera (delivered, or let go unconverted because
+    /// the paced preview did not ask for them), and frames dropped on the way.
     public struct PreviewCounts: Sendable, Equatable {
         public var drawn: Int, replaced: Int, fromCamera: Int, dropped: Int
         /// The counts as read.
@@ -65,6 +69,7 @@ public enum Mark: Sendable, Equatable {
         case .previewCleared: "preview-cleared"
         case .previewStart: "preview-start"
         case .preview: "preview"
+        case .windowCloseRequest: "window-close-request"
         case .photoSaved: "photo-saved"
         case .videoSaved: "video-saved"
         case .galleryOpen: "gallery-open"
@@ -103,7 +108,7 @@ public enum Mark: Sendable, Equatable {
             return [("time", time), ("cells", Int64(cells))]
         case let .viewerDecoded(longest):
             return [("time", time), ("longest", Int64(longest))]
-        case .firstFrame, .previewResumed, .previewCleared, .photoSaved, .videoSaved, .galleryOpen, .galleryItemShown,
+        case .firstFrame, .previewResumed, .previewCleared, .windowCloseRequest, .photoSaved, .videoSaved, .galleryOpen, .galleryItemShown,
              .galleryItemThumbnail, .viewerOpen, .viewerDrawn, .viewerSettled:
             return [("time", time)]
         }

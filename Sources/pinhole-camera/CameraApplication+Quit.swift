@@ -46,6 +46,7 @@ extension CameraApplication {
     /// The main window's close button (or Ctrl+W): photos waiting for confirmation are asked
     /// about first; true when the window may close now.
     func windowMayClose() -> Bool {
+        Marks.mark(.windowCloseRequest)
         guard let model, let window, model.pendingPhoto != nil else { return true }
         askAboutPendingPhotos(model: model, parent: window.window) { [weak window] in
             guard let window else { return }

@@ -13,7 +13,7 @@ struct MarksTests {
     func benchLines() {
         let counts = Mark.PreviewCounts(drawn: 12, replaced: 3, fromCamera: 20, dropped: 5)
         let lines: [(Mark, String)] = [
-            (.firstFrame, "first-frame 77"), (.previewResumed, "preview-resumed 77"), (.previewCleared, "preview-cleared 77"),
+            (.firstFrame, "first-frame 77"), (.previewResumed, "preview-resumed 77"), (.previewCleared, "preview-cleared 77"), (.windowCloseRequest, "window-close-request 77"),
             (.previewStart(counts), "preview-start 12 3 20 5"), (.preview(counts), "preview 12 3 20 5"),
             (.photoSaved, "photo-saved 77"), (.videoSaved, "video-saved 77"), (.galleryOpen, "gallery-open 77"),
             (.gallerySplice(inserted: 4, removed: 1), "gallery-splice 77 4 1"),

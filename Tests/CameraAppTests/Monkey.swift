@@ -157,6 +157,9 @@ final class Monkey {
             let action = choose()
             counts[action, default: 0] += 1
             let begun = Date()
+            // The clock of the app's marks (CLOCK_MONOTONIC), so its lines can be set beside the steps.
+            var clock = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &clock)
             var detail = ""
             do {
                 detail = try perform(action)
@@ -164,7 +167,7 @@ final class Monkey {
                 fail("\(action.rawValue) threw: \(error)")
             }
             let alive = checkAlive()
-            log("\(action.rawValue)\(detail.isEmpty ? "" : " " + detail) (\(String(format: "%.1f", Date().timeIntervalSince(begun))) s, page \(page.rawValue); "
+            log("\(action.rawValue)\(detail.isEmpty ? "" : " " + detail) (\(String(format: "%.1f", Date().timeIntervalSince(begun))) s from \(String(format: "%.3f", Double(clock.tv_sec) + Double(clock.tv_nsec) / 1e9)), page \(page.rawValue); "
                 + "saved so far: \(saidSaved.photos) photos, \(saidSaved.videos) videos)")
             guard alive else { break }
         }
@@ -747,6 +750,9 @@ final class Monkey {
             if line.hasPrefix("pinhole-camera: ") { log("  the app said: " + line.dropFirst("pinhole-camera: ".count)) }
             if line.hasPrefix("pinhole-bench: photo-saved ") { saidSaved.photos += 1 }
             if line.hasPrefix("pinhole-bench: video-saved ") { saidSaved.videos += 1 }
+            // The monkey never closes the camera window (it quits over D-Bus): a close request
+            // is a key or a click gone astray, or the window manager's, and the log says when.
+            if line.hasPrefix("pinhole-bench: window-close-request ") { log("  the camera window was asked to close: " + line) }
         }
     }
 
