@@ -477,6 +477,10 @@ public final class CameraModel {
     /// Frames the preview output dropped because the previous one was still being handled.
     public var previewDroppedFrames: Int { capture.video.droppedFrameCount }
 
+    /// Frames the camera sent that the preview did not ask for (a window paced to its screen,
+    /// `FrameMailbox.setPaced`), let go before any conversion.
+    public var previewUnrequestedFrames: Int { capture.video.unrequestedFrameCount }
+
     /// Asks the views for a toast with `text`.
     func toast(_ text: String) { events.send(.toast(text)) }
 }

@@ -34,6 +34,8 @@ actor CaptureService {
         cameraSource = cameras
         preview = PreviewSink(mailbox: mailbox)
         video.setSampleBufferDelegate(preview, queue: preview.queue)
+        // A window that shows frames at its screen's pace has only those converted.
+        mailbox.setPacer(setPaced: { [video] in video.deliversOnRequest = $0 }, request: { [video] in video.requestFrame() })
         session.sessionPreset = .high
         session.addOutput(video)
         session.addOutput(photos)

@@ -5,6 +5,10 @@ import Synchronization
 ///
 /// `put` replaces whatever the slot held and calls `wake` only when the slot was empty, so at most
 /// one wake-up is pending: a slow UI drops frames (counted) instead of queueing them.
+///
+/// A consumer that shows frames at its screen's pace can say so (`setPaced(true)`) and then ask
+/// for each next frame (`requestFrame()`, once it has shown the last): the producer is told
+/// through the pacer its owner set (`setPacer`), and makes no frame nobody will see.
 public final class FrameMailbox: Sendable {
     private struct Slot {
         var frame: PixelBuffer?
@@ -23,6 +27,20 @@ public final class FrameMailbox: Sendable {
     }
     /// The wake-up, if any.
     private let wake = Lock<Wake?>(nil)
+    /// How the consumer's pace reaches the producer, in a class box as `Wake` is.
+    private final class Pacer: Sendable {
+        /// Turns delivery on request on or off.
+        let setPaced: @Sendable (Bool) -> Void
+        /// Asks for the next frame.
+        let request: @Sendable () -> Void
+        /// Boxes the two.
+        init(setPaced: @escaping @Sendable (Bool) -> Void, request: @escaping @Sendable () -> Void) {
+            self.setPaced = setPaced
+            self.request = request
+        }
+    }
+    /// The producer's pacer, if it has one.
+    private let pacer = Lock<Pacer?>(nil)
 
     /// An empty mailbox.
     public init() {}
@@ -54,6 +72,23 @@ public final class FrameMailbox: Sendable {
             slot.delivered += 1
             return frame
         }
+    }
+
+    /// Lets the consumer pace the producer (set by the producer's owner): `setPaced` turns
+    /// delivery on request on and off, `request` asks for the next frame.
+    public func setPacer(setPaced: @escaping @Sendable (Bool) -> Void, request: @escaping @Sendable () -> Void) {
+        pacer.withLock { $0 = Pacer(setPaced: setPaced, request: request) }
+    }
+
+    /// The consumer takes frames at its own pace (true: each after `requestFrame()`; the first
+    /// is asked for now) or every frame the producer makes (false).
+    public func setPaced(_ paced: Bool) {
+        pacer.withLock { $0 }?.setPaced(paced)
+    }
+
+    /// Asks the producer for its next frame (while paced).
+    public func requestFrame() {
+        pacer.withLock { $0 }?.request()
     }
 
     /// Frames taken by the consumer, and frames replaced before it got to them.

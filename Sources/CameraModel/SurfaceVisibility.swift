@@ -6,7 +6,7 @@
 ///   `leave-monitor`, a fraction of a second after the focus goes) and enters one again when it
 ///   is restored (`enter-monitor`, with the focus);
 /// - its frame callbacks stop, so GTK's frame clock stops painting (`after-paint`) while camera
-///   frames keep being handed to the picture. A stray paint or two can still come after
+///   frames keep coming. A stray paint or two can still come after
 ///   minimising (a focus change's redraw, released when the surface is shown or hidden).
 ///
 /// So the window is hidden while its surface, once on a monitor, is on none — the compositor's
@@ -17,8 +17,9 @@
 public struct SurfaceVisibility: Sendable {
     /// Seconds without a paint, while frames keep coming, after which the window counts as hidden.
     public static let stallSeconds = 3.0
-    /// Frames handed to the picture since the last paint that make a stall (a camera that stopped
-    /// sending frames paints nothing either, and is no stall).
+    /// Camera frames since the last paint that make a stall (a camera that stopped sending
+    /// frames paints nothing either, and is no stall). Counted from the camera, not as handed to
+    /// the picture: the preview asks for a frame only once the last one was painted.
     public static let stallFrames = 10
 
     /// Monitors the surface is on now.
@@ -27,7 +28,7 @@ public struct SurfaceVisibility: Sendable {
     private var wasOnMonitor = false
     /// When the frame clock last painted (seconds on a monotonic clock), nil before the first paint.
     private var lastPaint: Double?
-    /// Frames handed to the picture when the frame clock last painted.
+    /// Camera frames when the frame clock last painted.
     private var framesAtLastPaint = 0
     /// Whether frames came without being painted for too long.
     public private(set) var isStalled = false
@@ -53,8 +54,8 @@ public struct SurfaceVisibility: Sendable {
         return was != isHidden
     }
 
-    /// The frame clock painted at `now`, `framesGiven` frames having been handed to the picture
-    /// so far; true when `isHidden` changed.
+    /// The frame clock painted at `now`, the camera having sent `framesGiven` frames so far;
+    /// true when `isHidden` changed.
     public mutating func painted(framesGiven: Int, at now: Double) -> Bool {
         let was = isHidden
         lastPaint = now
@@ -63,8 +64,8 @@ public struct SurfaceVisibility: Sendable {
         return was != isHidden
     }
 
-    /// A periodic look (about every second) at `now`, `framesGiven` frames having been handed to
-    /// the picture so far; true when `isHidden` changed.
+    /// A periodic look (about every second) at `now`, the camera having sent `framesGiven`
+    /// frames so far; true when `isHidden` changed.
     public mutating func check(framesGiven: Int, at now: Double) -> Bool {
         let was = isHidden
         if let lastPaint, now - lastPaint >= Self.stallSeconds, framesGiven - framesAtLastPaint >= Self.stallFrames { isStalled = true }

@@ -58,7 +58,7 @@ final class FrameMarks {
     static func previewCounts(_ window: CameraWindow) -> Mark.PreviewCounts {
         let model = window.model
         return Mark.PreviewCounts(drawn: window.preview.drawnFrames, replaced: model.mailbox.counts.replaced,
-                                  fromCamera: model.previewFrameCount, dropped: model.previewDroppedFrames)
+                                  fromCamera: model.previewFrameCount + model.previewUnrequestedFrames, dropped: model.previewDroppedFrames)
     }
 
     /// Connects to the realized window's frame clock.

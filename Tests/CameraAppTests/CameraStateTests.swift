@@ -178,6 +178,33 @@ struct CameraStateTests {
         }
     }
 
+    @Test("paced as the window paces it: a frame is converted only when asked for, the camera's others are counted and let go, a switched camera's first frame comes unasked, and unpaced every frame comes again")
+    func pacedPreview() async throws {
+        try await withRig { rig in
+            let model = rig.model, video = model.capture.video
+            #expect(await rig.previewRuns(), "\(model.screen)")
+            model.mailbox.setPaced(true)
+            // Pacing has begun once a frame goes unasked (the frame asked for as it began came first).
+            let unasked = model.previewUnrequestedFrames
+            #expect(await rig.until { model.previewUnrequestedFrames > unasked })
+            let delivered = video.deliveredFrameCount
+            #expect(await rig.until { model.previewUnrequestedFrames >= unasked + 6 })
+            #expect(video.deliveredFrameCount == delivered, "no frame converted unasked")
+            // One request, one frame, however many the camera sends after it.
+            model.mailbox.requestFrame()
+            #expect(await rig.until { video.deliveredFrameCount == delivered + 1 })
+            let later = model.previewUnrequestedFrames
+            #expect(await rig.until { model.previewUnrequestedFrames >= later + 4 })
+            #expect(video.deliveredFrameCount == delivered + 1)
+            // Another camera: its first frame comes without a request (the window may be waiting).
+            model.switchCamera()
+            #expect(await rig.until { model.camera?.uniqueID == rig.pair.back.uniqueID && video.deliveredFrameCount >= delivered + 2 },
+                    "\(model.screen), delivered \(video.deliveredFrameCount - delivered)")
+            model.mailbox.setPaced(false)
+            #expect(await rig.previewRuns(), "\(model.screen)")
+        }
+    }
+
     @Test("switched to a camera another app holds: the busy page, and that camera's preview (not the other's) once it is free")
     func switchedToBusy() async throws {
         try await withRig { rig in

@@ -21,6 +21,11 @@ extension VideoDataOutputSampleBufferDelegate {
 /// Delivery never stalls the camera: a consumer that is still busy with the previous frame
 /// makes the new one drop (counted in `droppedFrameCount`) when `alwaysDiscardsLateVideoFrames`
 /// is true (the default); otherwise frames queue up to the pool's size and then drop.
+///
+/// A consumer that uses frames at its own pace, slower than the camera's at times (a preview
+/// whose screen paints less often than the camera sends), can take them on request instead
+/// (`deliversOnRequest`, `requestFrame()`): a frame nobody asked for is let go before any
+/// conversion, and costs only a count (`unrequestedFrameCount`).
 public final class VideoDataOutput: FrameConsumer {
     /// The pixel format and largest size of delivered frames.
     public struct Settings: Sendable, Equatable {
@@ -59,9 +64,16 @@ public final class VideoDataOutput: FrameConsumer {
         var scratch: [PixelBuffer?] = []
         var delivered = 0
         var dropped = 0
+        /// Frames let go unconverted while delivering on request and none was asked for.
+        var unrequested = 0
+        /// Whether frames are converted only on request.
+        var onRequest = false
     }
     private let state = Lock(State())
     private let inFlight = Atomic<Int>(0)
+    /// A frame was asked for and not yet delivered (while delivering on request). Requests do
+    /// not add up: a consumer asks for the next frame, not for a number of them.
+    private let requested = Atomic<Bool>(false)
     private let converter = PixelConverter()
     /// The connection to the camera (front cameras mirrored by default, as a preview should be).
     public let connection = CaptureConnection(mirrorsFrontCameraByDefault: true)
@@ -90,6 +102,27 @@ public final class VideoDataOutput: FrameConsumer {
     /// Frames dropped because a consumer was late or every pooled buffer was held.
     public var droppedFrameCount: Int { state.withLock { $0.dropped } }
 
+    /// Whether a frame is converted and delivered only after `requestFrame()` (false, the
+    /// default: every frame is). Turned on, one frame is asked for at once, and every stream's
+    /// start asks for one, so the first frame of a new camera always comes.
+    public var deliversOnRequest: Bool {
+        get { state.withLock { $0.onRequest } }
+        set {
+            state.withLock { $0.onRequest = newValue }
+            requested.store(true, ordering: .releasing)
+        }
+    }
+
+    /// Asks for the next frame while delivering on request (`deliversOnRequest`): the next one
+    /// from the camera is converted and delivered; the ones after it wait for another request.
+    /// Asking again before it came asks for nothing more.
+    public func requestFrame() {
+        requested.store(true, ordering: .releasing)
+    }
+
+    /// Frames let go unconverted because none was asked for (while delivering on request).
+    public var unrequestedFrameCount: Int { state.withLock { $0.unrequested } }
+
     /// Delivers frames to `delegate` on `queue` (nil removes it).
     public func setSampleBufferDelegate(_ delegate: (any VideoDataOutputSampleBufferDelegate)?, queue: DispatchQueue?) {
         state.withLock {
@@ -117,6 +150,9 @@ public final class VideoDataOutput: FrameConsumer {
             $0.pool = nil
             $0.scratch = []
         }
+        // A new stream's first frame is always delivered: the consumer may still be waiting on
+        // a frame of the last one that never came.
+        requested.store(true, ordering: .releasing)
     }
 
     func streamDidStop() {}
@@ -130,11 +166,19 @@ public final class VideoDataOutput: FrameConsumer {
         guard connection.isEnabled else { return }
         let mirrored = connection.isVideoMirrored(for: context.device)
         let rotation = (try? Rotation(degrees: Int(connection.videoRotationAngle))) ?? .none
-        let (settings, discardsLate, hasConsumer) = state.withLock { ($0.settings, $0.discardsLate, $0.delegate != nil || $0.continuation != nil) }
+        let (settings, discardsLate, hasConsumer, onRequest) = state.withLock {
+            ($0.settings, $0.discardsLate, $0.delegate != nil || $0.continuation != nil, $0.onRequest)
+        }
         let target = settings.pixelFormat ?? frame.buffer.format
         guard hasConsumer else { return }
+        // On request: the request is taken for this frame, and given back if the frame does not
+        // reach the consumer after all (dropped below), so a consumer never waits forever.
+        if onRequest, !requested.exchange(false, ordering: .acquiringAndReleasing) {
+            state.withLock { $0.unrequested += 1 }
+            return
+        }
         if discardsLate, inFlight.load(ordering: .acquiring) > 0, state.withLock({ $0.delegate != nil }) {
-            drop()
+            drop(givingBackRequest: onRequest)
             return
         }
         // Scaling, mirroring and rotation run in a working format libyuv transforms (`workingFormat`);
@@ -146,12 +190,12 @@ public final class VideoDataOutput: FrameConsumer {
             ? settings.deliveredSize(width: turned ? frame.buffer.height : frame.buffer.width, height: turned ? frame.buffer.width : frame.buffer.height)
             : (frame.buffer.width, frame.buffer.height)
         guard let output = buffer(format: target, width: outW, height: outH, compressed: frame.buffer.format == .mjpeg ? frame.buffer.capacity : nil) else {
-            drop()
+            drop(givingBackRequest: onRequest)
             return
         }
         do {
             if target == .mjpeg {
-                guard frame.buffer.payloadSize <= output.capacity else { drop(); return }
+                guard frame.buffer.payloadSize <= output.capacity else { drop(givingBackRequest: onRequest); return }
                 output.baseAddress.copyMemory(from: frame.buffer.baseAddress, byteCount: frame.buffer.payloadSize)
                 output.payloadSize = frame.buffer.payloadSize
             } else {
@@ -194,7 +238,7 @@ public final class VideoDataOutput: FrameConsumer {
                 }
             }
         } catch {
-            drop()
+            drop(givingBackRequest: onRequest)
             return
         }
         let sample = SampleBuffer(imageBuffer: output, presentationTimestampNanoseconds: frame.timestampNanoseconds, sequenceNumber: frame.sequence,
@@ -227,6 +271,12 @@ public final class VideoDataOutput: FrameConsumer {
             delivered = true
         }
         if delivered { state.withLock { $0.delivered += 1 } }
+    }
+
+    /// Drops the frame being handled, and gives back the request it took, if it took one.
+    private func drop(givingBackRequest: Bool) {
+        if givingBackRequest { requested.store(true, ordering: .releasing) }
+        drop()
     }
 
     private func drop() {

@@ -213,12 +213,15 @@ final class CameraWindow {
         if let clock = gtk_widget_get_frame_clock(window) {
             connect(UnsafeMutableRawPointer(clock), "after-paint") { [weak self] in
                 guard let self, !self.detached else { return }
-                if self.visibility.painted(framesGiven: self.preview.drawnFrames, at: Self.seconds) { self.followVisibility() }
+                self.preview.painted()
+                if self.visibility.painted(framesGiven: self.cameraFrames, at: Self.seconds) { self.followVisibility() }
             }
         }
         every(milliseconds: 1000) { [weak self] in
             guard let self, !self.detached else { return false }
-            if self.visibility.check(framesGiven: self.preview.drawnFrames, at: Self.seconds) { self.followVisibility() }
+            let now = Self.seconds
+            self.preview.check(at: now)
+            if self.visibility.check(framesGiven: self.cameraFrames, at: now) { self.followVisibility() }
             return true
         }
     }
@@ -226,8 +229,13 @@ final class CameraWindow {
     /// What tells whether the window can be seen, beyond X11's minimised state.
     private var visibility = SurfaceVisibility()
 
+    /// Frames the camera has sent the preview, asked for or not (the preview asks for a frame
+    /// only once the last was painted: a window whose paints stopped gets few, while the
+    /// camera's keep coming).
+    private var cameraFrames: Int { model.previewFrameCount + model.previewUnrequestedFrames }
+
     /// Now on the monotonic clock, in seconds.
-    private static var seconds: Double {
+    static var seconds: Double {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9

@@ -5,6 +5,12 @@ import Media
 /// The live camera filling the window: a `GtkPicture` (aspect kept, letterboxed) fed from the
 /// model's one-slot mailbox, with overlays for the grid, the countdown, the "disconnected" dimming
 /// and the screen flash.
+///
+/// Frames come at the screen's pace: the mailbox is paced (`FrameMailbox.setPaced`), and the next
+/// frame is asked for once the last one handed to the picture has been painted (`painted()`,
+/// from the window's frame clock). Where the screen paints less often than the camera sends (a
+/// busy compositor, a slow machine), the frames it could not show are never converted; where it
+/// paints more often (a desktop at 60 Hz), every camera frame is.
 @MainActor
 final class PreviewArea {
     /// The widget to place in the window (a GtkOverlay).
@@ -20,6 +26,12 @@ final class PreviewArea {
     /// Told the picture's size in device pixels whenever it changes (frames are then made that size).
     private let onResize: (_ width: Int, _ height: Int) -> Void
     private var shownSize = (width: 0, height: 0)
+    /// When a frame handed to the picture began waiting to be painted (monotonic seconds), nil
+    /// when none waits: the next frame is asked for once it has been painted.
+    private var awaitingPaintSince: Double?
+    /// Seconds a handed frame may wait for its paint before the next is asked for all the same
+    /// (a paint that never comes must not freeze the preview; this costs one frame per wait).
+    static let paintPatience = 2.0
 
     init(mailbox: FrameMailbox, onResize: @escaping (_ width: Int, _ height: Int) -> Void) {
         self.mailbox = mailbox
@@ -85,6 +97,23 @@ final class PreviewArea {
                 return 0
             }, area.toOpaque(), { data in Unmanaged<PreviewArea>.fromOpaque(data!).release() })
         }
+        mailbox.setPaced(true)
+    }
+
+    /// The window painted (its frame clock's "after-paint", at `now` in monotonic seconds): the
+    /// frame handed to the picture, if one waited, is on screen, and the next is asked for.
+    func painted() {
+        guard awaitingPaintSince != nil, !detached else { return }
+        awaitingPaintSince = nil
+        mailbox.requestFrame()
+    }
+
+    /// A periodic look (about every second) at `now`: a frame that has waited `paintPatience`
+    /// for its paint no longer holds the next one back.
+    func check(at now: Double) {
+        guard let since = awaitingPaintSince, now - since >= Self.paintPatience, !detached else { return }
+        awaitingPaintSince = nil
+        mailbox.requestFrame()
     }
 
     /// Whether the window's widgets are gone (`detach`): nothing is drawn any more.
@@ -95,11 +124,12 @@ final class PreviewArea {
     func detach() {
         detached = true
         mailbox.setWake(nil)
+        mailbox.setPaced(false)
     }
 
     /// Shows the newest frame: its pooled memory is lent to a texture (no copy) and given back
     /// to the pool when GTK lets go of the texture.
-    func drawNewest() {
+    func drawNewest(at now: Double = CameraWindow.seconds) {
         guard !detached else { return }
         let scale = Int(gtk_widget_get_scale_factor(picture))
         let onScreen = (width: Int(gtk_widget_get_width(picture)) * scale, height: Int(gtk_widget_get_height(picture)) * scale)
@@ -107,18 +137,29 @@ final class PreviewArea {
             shownSize = onScreen
             onResize(onScreen.width, onScreen.height)
         }
-        guard let frame = mailbox.take(), frame.format == .bgra || frame.format == .bgr24 else { return }
+        guard let frame = mailbox.take() else { return }
+        guard frame.format == .bgra || frame.format == .bgr24 else {
+            mailbox.requestFrame()  // not one to show: the next is
+            return
+        }
         let texture = lendTexture(frame)
         gtk_picture_set_paintable(cast(picture), cast(texture))
         g_object_unref(UnsafeMutableRawPointer(texture))
         drawnFrames += 1
+        awaitingPaintSince = now
     }
+
 
     /// Drops the picture (the camera was let go or failed); a picture that was shown is marked
     /// let go (`Mark.previewCleared`).
     func clear() {
         let hadPicture = gtk_picture_get_paintable(cast(picture)) != nil
         gtk_picture_set_paintable(cast(picture), nil)
+        // No frame waits for its paint: the next one comes as soon as the camera sends it.
+        if awaitingPaintSince != nil {
+            awaitingPaintSince = nil
+            mailbox.requestFrame()
+        }
         if hadPicture { Marks.mark(.previewCleared) }
     }
 
