@@ -100,16 +100,16 @@ final class PreviewArea {
         mailbox.setPaced(true)
     }
 
-    /// The window painted (its frame clock's "after-paint", at `now` in monotonic seconds): the
-    /// frame handed to the picture, if one waited, is on screen, and the next is asked for.
+    /// The window painted (its frame clock's "after-paint"): the frame handed to the picture, if
+    /// one waited, is on screen, and the next is asked for.
     func painted() {
         guard awaitingPaintSince != nil, !detached else { return }
         awaitingPaintSince = nil
         mailbox.requestFrame()
     }
 
-    /// A periodic look (about every second) at `now`: a frame that has waited `paintPatience`
-    /// for its paint no longer holds the next one back.
+    /// A periodic look (about every second) at `now`, in monotonic seconds: a frame that has
+    /// waited `paintPatience` for its paint no longer holds the next one back.
     func check(at now: Double) {
         guard let since = awaitingPaintSince, now - since >= Self.paintPatience, !detached else { return }
         awaitingPaintSince = nil
@@ -127,8 +127,9 @@ final class PreviewArea {
         mailbox.setPaced(false)
     }
 
-    /// Shows the newest frame: its pooled memory is lent to a texture (no copy) and given back
-    /// to the pool when GTK lets go of the texture.
+    /// Shows the newest frame (at `now`, in monotonic seconds): its pooled memory is lent to a
+    /// texture (no copy) and given back to the pool when GTK lets go of the texture; the next
+    /// frame is asked for once this one has been painted.
     func drawNewest(at now: Double = CameraWindow.seconds) {
         guard !detached else { return }
         let scale = Int(gtk_widget_get_scale_factor(picture))
@@ -148,7 +149,6 @@ final class PreviewArea {
         drawnFrames += 1
         awaitingPaintSince = now
     }
-
 
     /// Drops the picture (the camera was let go or failed); a picture that was shown is marked
     /// let go (`Mark.previewCleared`).
