@@ -13,6 +13,11 @@ extension CameraModel {
     public func shutDown() {
         guard !isQuitting else { return }
         isQuitting = true
+        // A shutter a script asked for while the camera was let go (its page left again before
+        // the camera ran) can no longer be pressed: nothing starts the camera once quitting has
+        // begun, and the quit would wait for it for good. One asked for while the camera starts
+        // is pressed once it runs, as `shutterWhenReady` says.
+        if !wantsCamera { forgetWaitingShutter() }
         work.start(.shutDown) { [weak self] _ in
             guard let self else { return }
             self.countdownTask?.cancel()

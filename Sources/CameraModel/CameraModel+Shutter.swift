@@ -55,6 +55,13 @@ extension CameraModel {
         ticket.end()
     }
 
+    /// Forgets the shutter asked for by `shutterWhenReady` (its work in flight ends unpressed).
+    func forgetWaitingShutter() {
+        guard let ticket = waitingShutter else { return }
+        waitingShutter = nil
+        ticket.end()
+    }
+
     /// A burst of the preference's number of photos (not while a photo waits for Save or
     /// Cancel: B then would take photos over the one shown).
     public func burst() {

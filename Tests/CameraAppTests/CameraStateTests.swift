@@ -332,6 +332,27 @@ struct CameraStateTests {
         }
     }
 
+    @Test("a script's record or take-photo while the camera starts, the camera page left again before it ran, then a quit: the shutter that can no longer be pressed is forgotten, and the quit ends (the monkey's seed 1796422715, step 2029: the app never exited, 'waitingShutter' in flight)")
+    func quitWithShutterWaitingOnReleasedCamera() async throws {
+        for mode in [CaptureMode.video, .photo] {
+            try await withRig { rig in
+                #expect(await rig.previewRuns(), "\(rig.model.screen)")
+                rig.model.setMode(mode)
+                rig.model.setCameraVisible(false)
+                #expect(await rig.until { rig.model.screen == .released }, "\(rig.model.screen)")
+                // The script's action shows the camera page and waits for the camera; the person
+                // opens the gallery again before it runs.
+                rig.model.setCameraVisible(true)
+                rig.model.shutterWhenReady()
+                rig.model.setCameraVisible(false)
+                #expect(await rig.until { rig.model.screen == .released }, "\(rig.model.screen)")
+                rig.model.shutDown()
+                #expect(await rig.until { !rig.model.work.isBusy }, "\(mode): still in flight: \(rig.model.work.running)")
+                #expect(!rig.model.isRecording)
+            }
+        }
+    }
+
     @Test("quit just after a recording is asked for (Space in video mode, or a script's record while the camera starts): the recording is not left running, so the quit ends (the monkey's seed 7, step 24: the app never exited)")
     func quitJustAfterRecord() async throws {
         try await withRig { rig in
