@@ -220,8 +220,10 @@ extension VirtualCameraSuites {
             print("vivid record: \(account)")
             // vivid stamps a frame when its thread fills it, which under QEMU on a busy host wanders
             // by most of an interval (33 ms of the 40 seen): the first frame, the last one and the
-            // frame that ends the limit may each move the count by one.
-            account.check(expectedSlots: 125, tolerance: 3)
+            // frame that ends the limit may each move the count by one, and two frames may be
+            // stamped close together (7.1 ms apart once, a local CI run beside the monkey): each
+            // frame later than the one before is all that holds of the driver's timing here.
+            account.check(expectedSlots: 125, tolerance: 3, shortestGap: 0)
         }
 
         @Test("pinhole record --duration 3 at 1280×720 on the emulated machine: the file lasts 3 s (± a frame) with its frames spread evenly, and what was left out is said with the frame rate kept")

@@ -131,14 +131,14 @@ public struct RecordingAccount: CustomStringConvertible {
     }
 
     /// The frame times are a camera's: at least two, the first at zero, each later than the one
-    /// before by at least a fifth of an interval; `onGrid`, every gap but `joins` (a pause's) is a
-    /// whole number of intervals.
-    public func checkTiming(onGrid: Bool, joins: Int = 0, sourceLocation: SourceLocation = #_sourceLocation) {
+    /// before by at least `shortestGap` of an interval (a fifth by default; 0: only later);
+    /// `onGrid`, every gap but `joins` (a pause's) is a whole number of intervals.
+    public func checkTiming(onGrid: Bool, joins: Int = 0, shortestGap: Double = 0.2, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(times.count >= 2, "\(self)", sourceLocation: sourceLocation)
         guard let first = times.first else { return }
         #expect(abs(first) < 0.001, "the first frame is at \(first) s, not 0", sourceLocation: sourceLocation)
         var short = 0
-        for (a, b) in zip(times, times.dropFirst()) where !(b > a && b - a >= interval * 0.2) {
+        for (a, b) in zip(times, times.dropFirst()) where !(b > a && b - a >= interval * shortestGap) {
             short += 1
             // A pause's join may fall anywhere; anything else this close is not the driver's timing.
             if short > joins { Issue.record("frame at \(b) s follows \(a) s: not the driver's timing", sourceLocation: sourceLocation) }
@@ -185,8 +185,9 @@ public struct RecordingAccount: CustomStringConvertible {
 
     /// Checks everything above for a recording that should cover `expectedSlots` frame times
     /// (one with a duration limit), give or take `tolerance`.
-    public func check(expectedSlots: Int, tolerance: Int, onGrid: Bool = false, joins: Int = 0, sourceLocation: SourceLocation = #_sourceLocation) {
-        checkTiming(onGrid: onGrid, joins: joins, sourceLocation: sourceLocation)
+    public func check(expectedSlots: Int, tolerance: Int, onGrid: Bool = false, joins: Int = 0, shortestGap: Double = 0.2,
+                      sourceLocation: SourceLocation = #_sourceLocation) {
+        checkTiming(onGrid: onGrid, joins: joins, shortestGap: shortestGap, sourceLocation: sourceLocation)
         guard let last = times.last else { return }
         // Frames lost without being reported fail here. Reported losses may also lie after the
         // last frame that reached the file (the encoder was still behind when the recording ended).
