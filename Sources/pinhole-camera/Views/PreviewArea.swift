@@ -104,14 +104,18 @@ final class PreviewArea {
     /// one waited, is on screen, and the next is asked for.
     func painted() {
         guard awaitingPaintSince != nil, !detached else { return }
-        awaitingPaintSince = nil
-        mailbox.requestFrame()
+        askForNext()
     }
 
     /// A periodic look (about every second) at `now`, in monotonic seconds: a frame that has
     /// waited `paintPatience` for its paint no longer holds the next one back.
     func check(at now: Double) {
         guard let since = awaitingPaintSince, now - since >= Self.paintPatience, !detached else { return }
+        askForNext()
+    }
+
+    /// No frame waits for its paint any more: the camera's next one is asked for.
+    private func askForNext() {
         awaitingPaintSince = nil
         mailbox.requestFrame()
     }
@@ -127,10 +131,10 @@ final class PreviewArea {
         mailbox.setPaced(false)
     }
 
-    /// Shows the newest frame (at `now`, in monotonic seconds): its pooled memory is lent to a
-    /// texture (no copy) and given back to the pool when GTK lets go of the texture; the next
-    /// frame is asked for once this one has been painted.
-    func drawNewest(at now: Double = CameraWindow.seconds) {
+    /// Shows the newest frame: its pooled memory is lent to a texture (no copy) and given back
+    /// to the pool when GTK lets go of the texture; the next frame is asked for once this one
+    /// has been painted.
+    func drawNewest() {
         guard !detached else { return }
         let scale = Int(gtk_widget_get_scale_factor(picture))
         let onScreen = (width: Int(gtk_widget_get_width(picture)) * scale, height: Int(gtk_widget_get_height(picture)) * scale)
@@ -147,7 +151,7 @@ final class PreviewArea {
         gtk_picture_set_paintable(cast(picture), cast(texture))
         g_object_unref(UnsafeMutableRawPointer(texture))
         drawnFrames += 1
-        awaitingPaintSince = now
+        awaitingPaintSince = CameraWindow.seconds
     }
 
     /// Drops the picture (the camera was let go or failed); a picture that was shown is marked
@@ -156,10 +160,7 @@ final class PreviewArea {
         let hadPicture = gtk_picture_get_paintable(cast(picture)) != nil
         gtk_picture_set_paintable(cast(picture), nil)
         // No frame waits for its paint: the next one comes as soon as the camera sends it.
-        if awaitingPaintSince != nil {
-            awaitingPaintSince = nil
-            mailbox.requestFrame()
-        }
+        if awaitingPaintSince != nil { askForNext() }
         if hadPicture { Marks.mark(.previewCleared) }
     }
 
