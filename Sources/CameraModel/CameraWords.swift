@@ -64,6 +64,8 @@ public enum CameraWords {
         switch error {
         case let .streamFailed(device, reason): return translate("%@ stopped sending pictures (%@).", device, reason)
         case let .timeout(device, seconds): return translate("%@ sent no picture for %@ seconds.", device, String(Int(seconds)))
+        // Translators: after "The photo could not be taken:", when the camera stopped (an error, or the camera page was left) before the photo was taken.
+        case .notRunning: return L("the camera had stopped. Take it again once the preview is back.")
         case let .recordingFailed(_, .file(failure, kept: true)):
             return translate("The video could not be written: %@. It was kept up to its last complete second.", words(failure))
         case let .recordingFailed(_, .file(failure, kept: false)): return translate("The video could not be written: %@.", words(failure))

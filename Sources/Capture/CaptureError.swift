@@ -29,6 +29,9 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
     case configurationLocked(device: String)
     /// The session's inputs and outputs do not fit together.
     case invalidConfiguration(String)
+    /// Something that needs frames (a photo, a stream switch) was asked of a session that is not
+    /// running: never started, stopped, or stopped by a runtime error meanwhile.
+    case notRunning
     /// Streaming failed in the driver or the hardware.
     case streamFailed(device: String, reason: String)
     /// The camera sent nothing in time.
@@ -83,6 +86,8 @@ public enum CaptureError: Error, Sendable, Equatable, CustomStringConvertible {
             return "The settings of \(device) are locked by another part of the program."
         case let .invalidConfiguration(what):
             return "Invalid capture configuration: \(what)."
+        case .notRunning:
+            return "The camera is not running."
         case let .streamFailed(device, reason):
             return "\(device) stopped streaming: \(reason). Unplug and replug the camera, then try again."
         case let .timeout(device, seconds):

@@ -97,6 +97,9 @@ struct CameraModelTests {
             return
         }
         #expect(reason == "Webcam stopped sending pictures (VIDIOC_DQBUF: input/output error).")
+        // A photo asked for as the camera stopped: what happened and what to do, not the library's line.
+        #expect(CameraWords.translate("The photo could not be taken: %@", CameraWords.reason(.notRunning))
+                == "The photo could not be taken: the camera had stopped. Take it again once the preview is back.")
         #expect(CameraWords.translate("Photo in %@ s", "3") == "Photo in 3 s")
         // A value holding %@ (a camera's or a file's name) is not filled in again.
         #expect(CameraWords.translate("%@ stopped sending pictures (%@).", "Cam %@", "EIO") == "Cam %@ stopped sending pictures (EIO).")

@@ -14,7 +14,7 @@ struct CaptureErrorWordsTests {
             .noCamera, .deviceNotFound("no-such-camera"), .accessDenied(device: "/dev/video0", group: "video"),
             .accessDenied(device: "/dev/video0", group: "root"), .accessDenied(device: "/dev/video0", group: nil),
             .restricted(device: "/dev/video0", reason: "the sandbox has no camera portal"), .portalAccessDenied, .deviceBusy(device: "Webcam"), .deviceDisconnected(device: "Webcam"),
-            .unsupported("123×45"), .notLockedForConfiguration(device: "Webcam"), .invalidConfiguration("no input"),
+            .unsupported("123×45"), .notLockedForConfiguration(device: "Webcam"), .invalidConfiguration("no input"), .notRunning,
             .streamFailed(device: "Webcam", reason: "VIDIOC_DQBUF: input/output error"), .timeout(device: "Webcam", seconds: 10),
             .system(operation: "inotify_init1", code: 24, message: "Too many open files"), .media(.io(path: "/tmp/x.jpg", failure: .diskFull)),
             .recordingLimitReached(path: "/tmp/x.mp4", limit: "maximum duration of 2 s"), .noSoundServer, .soundServerNotResponding(seconds: 2),

@@ -186,13 +186,14 @@ extension VirtualCameraSuites {
             #expect(!back.isTorchActive)
         }
 
-        @Test("capturing without a running session, and with a bad quality, is refused")
+        @Test("capturing without a session, after it stopped, and with a bad quality, is refused with what happened")
         func refusals() async throws {
             let photoOutput = PhotoOutput()
-            await #expect(throws: CaptureError.self) { try await photoOutput.capturePhoto() }
+            await #expect(throws: CaptureError.notRunning) { try await photoOutput.capturePhoto() }
             let (session, running, _) = try await photoSession(back)
-            defer { session.stopRunning() }
             await #expect(throws: CaptureError.self) { try await running.capturePhoto(with: PhotoSettings(quality: 0)) }
+            session.stopRunning()
+            await #expect(throws: CaptureError.notRunning) { try await running.capturePhoto() }
         }
 
         @Test("photos a program keeps do not starve zero shutter lag: later photos are still the newest frame")

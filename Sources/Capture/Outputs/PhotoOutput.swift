@@ -184,7 +184,7 @@ public final class PhotoOutput: FrameConsumer {
         guard (1...100).contains(settings.quality) else { throw .invalidConfiguration("photo quality \(settings.quality) is outside 1–100") }
         guard let session = sessionReference.withLock({ $0?.session }), session.isRunning,
               let (configuration, device) = state.withLock({ state in state.configuration.flatMap { c in state.device.map { (c, $0) } } }) else {
-            throw .invalidConfiguration("the photo output's session is not running")
+            throw .notRunning
         }
         if session.isInterrupted { throw .deviceDisconnected(device: device.localizedName) }
         let wanted = settings.maxPhotoDimensions ?? device.maxPhotoDimensions

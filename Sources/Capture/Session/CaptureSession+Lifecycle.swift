@@ -11,7 +11,7 @@ extension CaptureSession {
         let result: Result<Void, CaptureError> = await withCheckedContinuation { continuation in
             queue.async {
                 guard self.run.withLock({ $0.state.running }) else {
-                    continuation.resume(returning: .failure(.invalidConfiguration("the session is not running")))
+                    continuation.resume(returning: .failure(.notRunning))
                     return
                 }
                 let previous = self.streamOverride.withLock { override in
