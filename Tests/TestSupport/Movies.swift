@@ -130,10 +130,14 @@ public struct RecordingAccount: CustomStringConvertible {
         "\(times.count) frames from \(times.first ?? -1) to \(times.last ?? -1) s (median gap \(medianGap) s, \(offGridGaps.count) off the grid), duration \(duration) s, \(missingBetween) missing between, \(reportedLost) reported lost"
     }
 
+    /// The shortest gap between two frames, in intervals, that a camera's own timing gives (the
+    /// default of `checkTiming` and `check`).
+    public static let cameraShortestGap = 0.2
+
     /// The frame times are a camera's: at least two, the first at zero, each later than the one
-    /// before by at least `shortestGap` of an interval (a fifth by default; 0: only later);
+    /// before by at least `shortestGap` of an interval (`cameraShortestGap` by default; 0: only later);
     /// `onGrid`, every gap but `joins` (a pause's) is a whole number of intervals.
-    public func checkTiming(onGrid: Bool, joins: Int = 0, shortestGap: Double = 0.2, sourceLocation: SourceLocation = #_sourceLocation) {
+    public func checkTiming(onGrid: Bool, joins: Int = 0, shortestGap: Double = cameraShortestGap, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(times.count >= 2, "\(self)", sourceLocation: sourceLocation)
         guard let first = times.first else { return }
         #expect(abs(first) < 0.001, "the first frame is at \(first) s, not 0", sourceLocation: sourceLocation)
@@ -185,7 +189,7 @@ public struct RecordingAccount: CustomStringConvertible {
 
     /// Checks everything above for a recording that should cover `expectedSlots` frame times
     /// (one with a duration limit), give or take `tolerance`.
-    public func check(expectedSlots: Int, tolerance: Int, onGrid: Bool = false, joins: Int = 0, shortestGap: Double = 0.2,
+    public func check(expectedSlots: Int, tolerance: Int, onGrid: Bool = false, joins: Int = 0, shortestGap: Double = cameraShortestGap,
                       sourceLocation: SourceLocation = #_sourceLocation) {
         checkTiming(onGrid: onGrid, joins: joins, shortestGap: shortestGap, sourceLocation: sourceLocation)
         guard let last = times.last else { return }
