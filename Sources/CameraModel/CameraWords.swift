@@ -64,7 +64,7 @@ public enum CameraWords {
         switch error {
         case let .streamFailed(device, reason): return translate("%@ stopped sending pictures (%@).", device, reason)
         case let .timeout(device, seconds): return translate("%@ sent no picture for %@ seconds.", device, String(Int(seconds)))
-        // Translators: after "The photo could not be taken:", when the camera stopped (an error, or the camera page was left) before the photo was taken.
+        // Translators: after "The photo could not be taken:", when the camera had stopped (a camera error, most often) before the photo could be taken.
         case .notRunning: return L("the camera had stopped. Take it again once the preview is back.")
         case let .recordingFailed(_, .file(failure, kept: true)):
             return translate("The video could not be written: %@. It was kept up to its last complete second.", words(failure))
